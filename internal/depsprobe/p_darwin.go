@@ -1,0 +1,5 @@
+//go:build darwin && cgo
+
+package depsprobe
+
+import _ "github.com/fsnotify/fsevents"
