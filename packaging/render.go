@@ -1,0 +1,142 @@
+package packaging
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/xml"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/template"
+	"unicode"
+	"unicode/utf8"
+)
+
+//go:embed tend.service
+var unitTemplateText string
+
+//go:embed launchd.plist
+var plistTemplateText string
+
+var (
+	unitTemplate = template.Must(template.New("tend.service").Funcs(template.FuncMap{
+		"execArg": systemdExecArg,
+		"envArg":  systemdEnvArg,
+	}).Parse(unitTemplateText))
+	plistTemplate = template.Must(template.New("launchd.plist").Funcs(template.FuncMap{
+		"xml": xmlText,
+	}).Parse(plistTemplateText))
+)
+
+// UnitParams fills the systemd unit template.
+type UnitParams struct {
+	Binary string // absolute path of the tend binary
+	Home   string // TEND_HOME to pin; empty leaves it to tend's default
+}
+
+// PlistParams fills the launchd agent template.
+type PlistParams struct {
+	Label      string // launchd label; BundleID
+	Binary     string // absolute path of the tend binary
+	Home       string // TEND_HOME to pin; empty leaves it to tend's default
+	StdoutPath string
+	StderrPath string
+}
+
+// RenderUnit renders the systemd user unit. Paths may contain spaces and
+// other special characters; they are quoted and escaped for systemd.
+func RenderUnit(p UnitParams) ([]byte, error) {
+	if err := checkPath("binary", p.Binary); err != nil {
+		return nil, err
+	}
+	if p.Home != "" {
+		if err := checkPath("TEND_HOME", p.Home); err != nil {
+			return nil, err
+		}
+	}
+	var b bytes.Buffer
+	if err := unitTemplate.Execute(&b, p); err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", UnitName, err)
+	}
+	return b.Bytes(), nil
+}
+
+// RenderPlist renders the launchd agent plist, XML-escaping every value.
+func RenderPlist(p PlistParams) ([]byte, error) {
+	if p.Label == "" {
+		return nil, fmt.Errorf("rendering launchd plist: empty label")
+	}
+	for _, f := range []struct{ what, path string }{
+		{"binary", p.Binary}, {"stdout log", p.StdoutPath}, {"stderr log", p.StderrPath},
+	} {
+		if err := checkPath(f.what, f.path); err != nil {
+			return nil, err
+		}
+	}
+	if p.Home != "" {
+		if err := checkPath("TEND_HOME", p.Home); err != nil {
+			return nil, err
+		}
+	}
+	var b bytes.Buffer
+	if err := plistTemplate.Execute(&b, p); err != nil {
+		return nil, fmt.Errorf("rendering launchd plist: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// checkPath refuses what neither a unit file nor a plist can carry
+// faithfully: relative paths, invalid UTF-8 and control characters.
+func checkPath(what, p string) error {
+	if !filepath.IsAbs(p) {
+		return fmt.Errorf("%s path %q is not absolute: give the full path", what, p)
+	}
+	if !utf8.ValidString(p) {
+		return fmt.Errorf("%s path %q is not valid UTF-8: move it to a path with a plain name", what, p)
+	}
+	for _, r := range p {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("%s path %q contains a control character: move it to a path with a plain name", what, p)
+		}
+	}
+	return nil
+}
+
+// systemdExecArg renders one ExecStart= word: "%" and "$" are doubled so
+// systemd expands neither specifiers nor variables, and the word is
+// double-quoted with C escapes when it holds anything but plain characters.
+func systemdExecArg(s string) string {
+	s = strings.ReplaceAll(s, "%", "%%")
+	s = strings.ReplaceAll(s, "$", "$$")
+	return systemdQuote(s)
+}
+
+// systemdEnvArg renders one Environment= assignment. Variables are not
+// expanded there, so only "%" is doubled.
+func systemdEnvArg(s string) string {
+	return systemdQuote(strings.ReplaceAll(s, "%", "%%"))
+}
+
+func systemdQuote(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%$~", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	s = strings.ReplaceAll(s, `"`, `\"`)
+	return `"` + s + `"`
+}
+
+func xmlText(s string) (string, error) {
+	var b strings.Builder
+	if err := xml.EscapeText(&b, []byte(s)); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
