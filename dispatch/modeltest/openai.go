@@ -1,0 +1,203 @@
+package modeltest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// NewOpenAI starts a stand-in of the OpenAI chat-completions API: POST
+// /v1/chat/completions (server-sent events when "stream" is true, with
+// content and tool-call deltas split across chunks, a usage chunk when
+// stream_options.include_usage is set, then "data: [DONE]") and GET
+// /v1/models. Requests without the right bearer key get a 401. Use
+// srv.URL+"/v1" as the base URL.
+func NewOpenAI(t testing.TB, script Script, opts ...Option) *Server {
+	cfg := config{models: []Model{{Name: "gpt-test"}}, key: "sk-test"}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return newServer(t, script, cfg, func(s *Server) http.Handler {
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /v1/models", s.auth(s.openaiModels))
+		mux.HandleFunc("POST /v1/chat/completions", s.auth(s.openaiChat))
+		return mux
+	})
+}
+
+func openaiError(w http.ResponseWriter, status int, typ, code, msg string) {
+	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code}})
+}
+
+func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.key != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.key {
+			openaiError(w, 401, "invalid_request_error", "invalid_api_key", "Incorrect API key provided.")
+			return
+		}
+		h(w, r)
+	}
+}
+
+func (s *Server) openaiModels(w http.ResponseWriter, r *http.Request) {
+	data := []map[string]any{}
+	for _, m := range s.cfg.models {
+		data = append(data, map[string]any{"id": m.Name, "object": "model", "created": 1767225600, "owned_by": "modeltest"})
+	}
+	writeJSON(w, 200, map[string]any{"object": "list", "data": data})
+}
+
+// openaiContent reads a message content that is a string, null or an array
+// of text parts.
+func openaiContent(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.Text)
+		}
+		return b.String()
+	}
+	return ""
+}
+
+func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Model    string `json:"model"`
+		Stream   bool   `json:"stream"`
+		Messages []struct {
+			Role      string          `json:"role"`
+			Content   json.RawMessage `json:"content"`
+			ToolCalls []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+			ToolCallID string `json:"tool_call_id"`
+			Name       string `json:"name"`
+		} `json:"messages"`
+		Tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+		StreamOptions struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		openaiError(w, 400, "invalid_request_error", "invalid_json", "could not parse the request body")
+		return
+	}
+	req := Request{Model: body.Model, Stream: body.Stream, IncludeUsage: body.StreamOptions.IncludeUsage}
+	for _, m := range body.Messages {
+		msg := Message{Role: m.Role, Content: openaiContent(m.Content), ToolCallID: m.ToolCallID, ToolName: m.Name}
+		for _, tc := range m.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		}
+		req.Messages = append(req.Messages, msg)
+	}
+	for _, t := range body.Tools {
+		req.Tools = append(req.Tools, t.Function.Name)
+	}
+	resp := s.record(req)
+	switch {
+	case resp.Hang:
+		s.hang(r)
+		return
+	case resp.Status != 0 && resp.Status != 200:
+		// Retry-After-Ms keeps the client's own retry of 5xx answers quick.
+		w.Header().Set("Retry-After-Ms", "1")
+		openaiError(w, resp.Status, "server_error", "", resp.Error)
+		return
+	case !s.hasModel(body.Model):
+		openaiError(w, 404, "invalid_request_error", "model_not_found", fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", body.Model))
+		return
+	}
+	n := s.Calls()
+	pt, ct := estimate(req.Messages, resp.Text, resp.ToolCalls)
+	if resp.PromptTokens != 0 {
+		pt = resp.PromptTokens
+	}
+	if resp.CompletionTokens != 0 {
+		ct = resp.CompletionTokens
+	}
+	usage := map[string]any{"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
+	id := fmt.Sprintf("chatcmpl-%d", n)
+	finish := "stop"
+	if len(resp.ToolCalls) > 0 {
+		finish = "tool_calls"
+	}
+	callID := func(i int, tc ToolCall) string {
+		if tc.ID != "" {
+			return tc.ID
+		}
+		return fmt.Sprintf("call_%d_%d", n, i)
+	}
+	if !body.Stream {
+		msg := map[string]any{"role": "assistant", "content": resp.Text, "refusal": nil}
+		var calls []any
+		for i, tc := range resp.ToolCalls {
+			calls = append(calls, map[string]any{"id": callID(i, tc), "type": "function",
+				"function": map[string]any{"name": tc.Name, "arguments": tc.Arguments}})
+		}
+		if calls != nil {
+			msg["tool_calls"] = calls
+		}
+		writeJSON(w, 200, map[string]any{"id": id, "object": "chat.completion", "created": 1767225600, "model": body.Model,
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish, "logprobs": nil}}, "usage": usage})
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(200)
+	flusher, _ := w.(http.Flusher)
+	event := func(data string) {
+		_, _ = fmt.Fprintf(w, "data: %s\n\n", data)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	chunk := func(delta map[string]any, reason any) {
+		b, _ := json.Marshal(map[string]any{"id": id, "object": "chat.completion.chunk", "created": 1767225600, "model": body.Model,
+			"system_fingerprint": "fp_modeltest",
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": reason}}})
+		event(string(b))
+	}
+	chunk(map[string]any{"role": "assistant", "content": ""}, nil)
+	if resp.Malformed {
+		event(`{"id": "` + id + `", "choices": [{"index": 0, "delta": {"content": "bro`)
+		return
+	}
+	for _, p := range split(resp.Text, 8) {
+		chunk(map[string]any{"content": p}, nil)
+	}
+	for i, tc := range resp.ToolCalls {
+		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": callID(i, tc), "type": "function",
+			"function": map[string]any{"name": tc.Name, "arguments": ""}}}}, nil)
+		for _, frag := range split(tc.Arguments, 5) {
+			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": frag}}}}, nil)
+		}
+	}
+	if resp.Truncated {
+		return
+	}
+	chunk(map[string]any{}, finish)
+	if body.StreamOptions.IncludeUsage {
+		b, _ := json.Marshal(map[string]any{"id": id, "object": "chat.completion.chunk", "created": 1767225600, "model": body.Model,
+			"choices": []any{}, "usage": usage})
+		event(string(b))
+	}
+	event("[DONE]")
+}
