@@ -49,6 +49,9 @@ func RenderUnit(p UnitParams) ([]byte, error) {
 	if err := checkPath("binary", p.Binary); err != nil {
 		return nil, err
 	}
+	if strings.ContainsAny(p.Binary, `"'\`) {
+		return nil, fmt.Errorf("systemd cannot run a program whose path contains a quote or a backslash (%s): move tend to a folder with a plain name and install again", p.Binary)
+	}
 	if p.Home != "" {
 		if err := checkPath("TEND_HOME", p.Home); err != nil {
 			return nil, err
@@ -102,13 +105,13 @@ func checkPath(what, p string) error {
 	return nil
 }
 
-// systemdExecArg renders one ExecStart= word: "%" and "$" are doubled so
-// systemd expands neither specifiers nor variables, and the word is
-// double-quoted with C escapes when it holds anything but plain characters.
+// systemdExecArg renders the program word of ExecStart=: "%" is doubled so
+// systemd expands no specifier, and the word is double-quoted when it holds
+// anything but plain characters. systemd never expands variables in the
+// program path, so "$" stays as it is; it refuses quotes and backslashes
+// there, which RenderUnit checks first.
 func systemdExecArg(s string) string {
-	s = strings.ReplaceAll(s, "%", "%%")
-	s = strings.ReplaceAll(s, "$", "$$")
-	return systemdQuote(s)
+	return systemdQuote(strings.ReplaceAll(s, "%", "%%"))
 }
 
 // systemdEnvArg renders one Environment= assignment. Variables are not

@@ -201,7 +201,7 @@ func parseUnit(data []byte) (binary, home string) {
 		line := strings.TrimSpace(sc.Text())
 		if v, ok := strings.CutPrefix(line, "ExecStart="); ok {
 			w, _ := firstWord(v)
-			binary = strings.NewReplacer("%%", "%", "$$", "$").Replace(w)
+			binary = strings.ReplaceAll(w, "%%", "%")
 		}
 		if v, ok := strings.CutPrefix(line, "Environment="); ok {
 			w, _ := firstWord(v)
