@@ -29,6 +29,16 @@ func (m *systemdManager) unitPath() string {
 	return filepath.Join(m.configDir(), "systemd", "user", UnitName)
 }
 
+// pruneStop is where removing empty folders after an uninstall stops: the
+// home folder, or the config folder when it lies elsewhere.
+func (m *systemdManager) pruneStop() string {
+	home, cfg := filepath.Clean(m.env.Home), m.configDir()
+	if strings.HasPrefix(cfg, home+string(filepath.Separator)) {
+		return home
+	}
+	return cfg
+}
+
 func (m *systemdManager) wantsLink() string {
 	return filepath.Join(m.configDir(), "systemd", "user", "default.target.wants", UnitName)
 }
@@ -135,7 +145,7 @@ func (m *systemdManager) Uninstall(ctx context.Context, opts UninstallOptions) (
 		return res, fmt.Errorf("uninstalling %s: %w", UnitName, err)
 	}
 	res.Changed = true
-	pruneEmptyDirs(filepath.Dir(path), m.configDir())
+	pruneEmptyDirs(filepath.Dir(path), m.pruneStop())
 	if managed {
 		if _, err := run(ctx, m.env.Runner, &res, "systemctl", "--user", "daemon-reload"); err != nil {
 			return res, fmt.Errorf("removed %s, but reloading systemd failed: %w", path, err)
@@ -160,7 +170,7 @@ func (m *systemdManager) removeWantsLink() {
 		return
 	}
 	os.Remove(link)
-	pruneEmptyDirs(filepath.Dir(link), m.configDir())
+	pruneEmptyDirs(filepath.Dir(link), m.pruneStop())
 }
 
 func (m *systemdManager) Status(ctx context.Context) (Status, error) {
