@@ -246,5 +246,5 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return validPrefix(s, n) + "…"
 }
