@@ -158,7 +158,7 @@ func (m *systemdManager) Uninstall(ctx context.Context, opts UninstallOptions) (
 		res.Message = fmt.Sprintf("removed %s (service manager not asked: --no-start); watchers and history are kept", path)
 	default:
 		res.ManagerUnavailable = true
-		res.Message = fmt.Sprintf("removed %s; no systemd user manager answered (%s), so stop a running daemon with `tend` or `systemctl --user stop %s`; watchers and history are kept", path, why, UnitName)
+		res.Message = fmt.Sprintf("removed %s; no systemd user manager answered (%s), so if it still runs, stop it from a login session with `systemctl --user stop %s`; watchers and history are kept", path, why, UnitName)
 	}
 	return res, nil
 }
