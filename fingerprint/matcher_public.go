@@ -1,0 +1,29 @@
+package fingerprint
+
+// Matcher applies a folder's ignore rules without a tree, for an event
+// source that must decide what to watch before the first build.
+type Matcher struct{ m *matcher }
+
+// NewMatcher compiles the rules of opts and the folder's .tendignore. A
+// .tendignore that cannot be read or parsed leaves only the other rules.
+func NewMatcher(root string, opts Options) *Matcher {
+	lines, _ := readTendIgnore(root)
+	m, err := newMatcher(root, opts, lines)
+	if err != nil {
+		m, _ = newMatcher(root, Options{IncludeHidden: opts.IncludeHidden}, nil)
+	}
+	return &Matcher{m}
+}
+
+// Ignored reports whether rel (slash-separated, relative to the root) is
+// left out by the rules.
+func (mt *Matcher) Ignored(rel string, isDir bool) bool {
+	rel, ok := cleanRel(rel)
+	if !ok {
+		return true
+	}
+	if rel == "" || mt.m == nil {
+		return false
+	}
+	return mt.m.ignoredPath(rel, isDir)
+}
