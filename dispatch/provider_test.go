@@ -20,7 +20,7 @@ var testTools = []dispatch.ToolSpec{
 		"type": "object", "required": []string{"path"},
 		"properties": map[string]any{"path": map[string]any{"type": "string", "description": "relative path"}}}},
 	{Name: "file_move", Description: "move a file", Parameters: map[string]any{
-		"type": "object",
+		"type":       "object",
 		"properties": map[string]any{"from": map[string]any{"type": "string"}, "to": map[string]any{"type": "string"}}}},
 }
 

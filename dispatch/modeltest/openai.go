@@ -172,7 +172,7 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	chunk := func(delta map[string]any, reason any) {
 		b, _ := json.Marshal(map[string]any{"id": id, "object": "chat.completion.chunk", "created": 1767225600, "model": body.Model,
 			"system_fingerprint": "fp_modeltest",
-			"choices": []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": reason}}})
+			"choices":            []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": reason}}})
 		event(string(b))
 	}
 	chunk(map[string]any{"role": "assistant", "content": ""}, nil)
