@@ -68,7 +68,7 @@ func (p *poller) scan() {
 		return
 	}
 	if p.gone {
-		p.gone = false
+		p.gone, p.primed = false, true
 		p.walk(false)
 		p.b.recovered()
 		p.opts.Logger.Info("watched folder is back", "root", p.opts.Root)
