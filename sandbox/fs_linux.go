@@ -1,0 +1,51 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+
+	"golang.org/x/sys/unix"
+)
+
+// oPath opens a directory only as a handle for *at calls.
+const oPath = unix.O_PATH
+
+// open opens rel (relative to the root, "" for the root) with flags. Links
+// are followed only while they stay inside the root, and the last component
+// is not followed when flags holds O_NOFOLLOW.
+func (r *fsRoot) open(rel string, flags int, mode uint32) (int, error) {
+	flags |= unix.O_CLOEXEC
+	if !r.forceWalk && !r.noOpenat2.Load() {
+		how := unix.OpenHow{
+			Flags:   uint64(flags),
+			Mode:    uint64(mode),
+			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
+		}
+		p := rel
+		if p == "" {
+			p = "."
+		}
+		for i := 0; ; i++ {
+			fd, err := unix.Openat2(r.fd, p, &how)
+			if (errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR)) && i < 1000 {
+				continue // a rename raced the lookup; the kernel asks to retry
+			}
+			if errors.Is(err, unix.ENOSYS) {
+				r.noOpenat2.Store(true)
+				break
+			}
+			return fd, err
+		}
+	}
+	return walkOpen(r.fd, rel, flags, mode)
+}
+
+// renameNoReplace renames without ever replacing an existing destination.
+func renameNoReplace(fromfd int, from string, tofd int, to string) error {
+	err := unix.Renameat2(fromfd, from, tofd, to, unix.RENAME_NOREPLACE)
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
+		return renameNoReplaceFallback(fromfd, from, tofd, to)
+	}
+	return err
+}

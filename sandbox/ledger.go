@@ -1,0 +1,120 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+)
+
+// Effect ops.
+const (
+	OpWrite  = "write"  // file_write: Path created, or replaced (Before.Exists, Backup)
+	OpEdit   = "edit"   // file_edit: Path's content changed (Backup holds the old)
+	OpMove   = "move"   // file_move: Path moved to To
+	OpCopy   = "copy"   // file_copy: Path copied to To
+	OpMkdir  = "mkdir"  // dir_create, or a parent made for a write, move or copy
+	OpDelete = "delete" // file_delete: Path moved to TrashPath
+)
+
+// Effect is one change a tool made (or, with DryRun, would have made).
+// Before/After describe Path, except for move and copy where After
+// describes To (and Path is absent after a move). ToBefore is To before.
+type Effect struct {
+	Seq       int       `json:"seq"`
+	Time      time.Time `json:"time"`
+	Op        string    `json:"op"`
+	Path      string    `json:"path"`
+	To        string    `json:"to,omitempty"`
+	Before    Meta      `json:"before"`
+	After     Meta      `json:"after"`
+	ToBefore  Meta      `json:"toBefore,omitempty"`
+	Backup    string    `json:"backup,omitempty"`
+	TrashPath string    `json:"trashPath,omitempty"`
+	DryRun    bool      `json:"dryRun,omitempty"`
+}
+
+// Ledger is the effects ledger of one run. It is safe for concurrent use.
+type Ledger struct {
+	RunID     string   `json:"runId"`
+	WatcherID string   `json:"watcherId"`
+	Root      string   `json:"root,omitempty"`      // the watched folder, set by New
+	BackupDir string   `json:"backupDir,omitempty"` // where Backup names live, set by New
+	Effects   []Effect `json:"effects"`
+
+	mu sync.Mutex
+}
+
+// NewLedger starts an empty ledger for one run of one watcher.
+func NewLedger(watcherID, runID string) *Ledger {
+	return &Ledger{RunID: runID, WatcherID: watcherID, Effects: []Effect{}}
+}
+
+// add appends e, numbering it.
+func (l *Ledger) add(e Effect) Effect {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e.Seq = len(l.Effects) + 1
+	l.Effects = append(l.Effects, e)
+	return e
+}
+
+// Snapshot returns a copy of the effects recorded so far.
+func (l *Ledger) Snapshot() []Effect {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Effect(nil), l.Effects...)
+}
+
+func (l *Ledger) setPlace(root, backupDir string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.Root == "" {
+		l.Root = root
+	}
+	if l.BackupDir == "" {
+		l.BackupDir = backupDir
+	}
+}
+
+// DryRun reports whether the ledger holds only planned (dry-run) effects.
+func (l *Ledger) DryRun() bool {
+	eff := l.Snapshot()
+	for _, e := range eff {
+		if !e.DryRun {
+			return false
+		}
+	}
+	return len(eff) > 0
+}
+
+// Save writes the ledger as JSON to path atomically.
+func (l *Ledger) Save(path string) error {
+	l.mu.Lock()
+	data, err := json.MarshalIndent(l, "", "  ")
+	l.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("encoding ledger of run %s: %w", l.RunID, err)
+	}
+	if err := atomicWriteFile(path, bytes.NewReader(append(data, '\n')), 0o600); err != nil {
+		return fmt.Errorf("saving ledger of run %s: %w", l.RunID, err)
+	}
+	return nil
+}
+
+// LoadLedger reads a ledger saved by Save.
+func LoadLedger(path string) (*Ledger, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading ledger %s: %w", path, err)
+	}
+	l := &Ledger{}
+	if err := json.Unmarshal(data, l); err != nil {
+		return nil, fmt.Errorf("reading ledger %s: %w", path, err)
+	}
+	return l, nil
+}

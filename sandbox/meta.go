@@ -1,0 +1,132 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cespare/xxhash/v2"
+	"golang.org/x/sys/unix"
+)
+
+// maxHashSize is the largest file whose content is hashed into Meta.
+const maxHashSize = 64 << 20
+
+// Meta is what the ledger records about one path at one moment.
+type Meta struct {
+	Exists  bool   `json:"exists"`
+	Kind    string `json:"kind,omitempty"` // "file", "dir", "symlink" or "other"
+	Size    int64  `json:"size,omitempty"`
+	MtimeNs int64  `json:"mtimeNs,omitempty"`
+	Mode    uint32 `json:"mode,omitempty"` // permission bits
+	Hash    string `json:"hash,omitempty"` // xxhash hex of the content, files ≤ 64 MiB
+}
+
+func kindOf(mode uint32) string {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return "file"
+	case unix.S_IFDIR:
+		return "dir"
+	case unix.S_IFLNK:
+		return "symlink"
+	}
+	return "other"
+}
+
+func metaFromStat(st *unix.Stat_t) Meta {
+	m := Meta{
+		Exists:  true,
+		Kind:    kindOf(uint32(st.Mode)),
+		MtimeNs: st.Mtim.Nano(),
+		Mode:    uint32(st.Mode) & 0o7777,
+	}
+	if m.Kind != "dir" {
+		m.Size = st.Size
+	}
+	return m
+}
+
+// metaAt describes name inside the directory dirfd without following a
+// final link. A missing entry is Meta{} with no error.
+func metaAt(dirfd int, name string, withHash bool) (Meta, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return Meta{}, nil
+		}
+		return Meta{}, err
+	}
+	m := metaFromStat(&st)
+	if withHash && m.Kind == "file" && m.Size <= maxHashSize {
+		h, err := hashAt(dirfd, name)
+		if err != nil {
+			return m, err
+		}
+		m.Hash = h
+	}
+	return m, nil
+}
+
+func hashAt(dirfd int, name string) (string, error) {
+	f, err := openFileAt(dirfd, name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := xxhash.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hashing %s: %w", name, err)
+	}
+	return fmt.Sprintf("%016x", h.Sum64()), nil
+}
+
+// openFileAt opens a regular file for reading without following links and
+// without blocking on FIFOs.
+func openFileAt(dirfd int, name string) (*os.File, error) {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	if kindOf(uint32(st.Mode)) != "file" {
+		unix.Close(fd)
+		if kindOf(uint32(st.Mode)) == "dir" {
+			return nil, unix.EISDIR
+		}
+		return nil, toolErrf("%q is not a regular file", name)
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// sameState reports whether got matches want for convergence and undo:
+// existence and kind always; size and mtime for non-directories; the content
+// hash too when strict and both sides have one.
+func sameState(want, got Meta, strict bool) bool {
+	if want.Exists != got.Exists {
+		return false
+	}
+	if !want.Exists {
+		return true
+	}
+	if want.Kind != got.Kind {
+		return false
+	}
+	if want.Kind == "dir" {
+		return true
+	}
+	if want.Size != got.Size || want.MtimeNs != got.MtimeNs {
+		return false
+	}
+	if strict && want.Hash != "" && got.Hash != "" && want.Hash != got.Hash {
+		return false
+	}
+	return true
+}

@@ -1,0 +1,5 @@
+//go:build darwin
+
+package sandbox
+
+const isDarwin = true

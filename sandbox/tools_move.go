@@ -1,0 +1,222 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+type fromTo struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// transfer holds the resolved source and destination of a move or copy.
+type transfer struct {
+	src, dst       string
+	srcfd, dstfd   int // dstfd is -1 when a dry run plans its parent
+	sbase, dbase   string
+	before, toMeta Meta
+}
+
+func (t *transfer) close() {
+	if t.srcfd >= 0 {
+		unix.Close(t.srcfd)
+	}
+	if t.dstfd >= 0 {
+		unix.Close(t.dstfd)
+	}
+}
+
+// prepareTransfer resolves from/to for file_move and file_copy, creating
+// (or planning) missing destination parents. It refuses to replace
+// anything.
+func (b *Box) prepareTransfer(tool string, raw json.RawMessage) (*transfer, error) {
+	var a fromTo
+	if err := decode(tool, raw, &a); err != nil {
+		return nil, err
+	}
+	src, err := b.rel(tool, "from", a.From, true)
+	if err != nil {
+		return nil, err
+	}
+	if src == "" {
+		return nil, toolErrf("%s cannot take the watched folder itself as \"from\"", tool)
+	}
+	dst, err := b.rel(tool, "to", a.To, true)
+	if err != nil {
+		return nil, err
+	}
+	t := &transfer{src: src, srcfd: -1, dstfd: -1}
+	if t.srcfd, t.sbase, err = b.fs.openParent(src); err != nil {
+		return nil, err
+	}
+	if t.before, err = metaAt(t.srcfd, t.sbase, true); err != nil {
+		t.close()
+		return nil, describeErr(src, err)
+	}
+	if !t.before.Exists {
+		t.close()
+		return nil, describeErr(src, unix.ENOENT)
+	}
+	// an existing folder as destination: the entry goes into it
+	if fd, err := b.fs.openDir(dst); err == nil {
+		unix.Close(fd)
+		dst = joinRel(dst, t.sbase)
+	} else if errors.Is(err, unix.EXDEV) {
+		t.close()
+		return nil, describeErr(dst, err)
+	}
+	t.dst = dst
+	if dst == src {
+		t.close()
+		return nil, toolErrf("%q and %q are the same entry", src, dst)
+	}
+	if t.before.Kind == "dir" && within(dst, src) {
+		t.close()
+		return nil, toolErrf("cannot put folder %q inside itself (%q)", src, dst)
+	}
+	parent, dbase := splitRel(dst)
+	t.dbase = dbase
+	if t.dstfd, _, err = b.mkdirAll(parent); err != nil {
+		t.close()
+		return nil, err
+	}
+	if t.dstfd >= 0 {
+		if t.toMeta, err = metaAt(t.dstfd, dbase, false); err != nil {
+			t.close()
+			return nil, describeErr(dst, err)
+		}
+	}
+	if t.toMeta.Exists {
+		t.close()
+		return nil, existsErr(tool, dst, t.toMeta)
+	}
+	return t, nil
+}
+
+func existsErr(tool, dst string, m Meta) error {
+	return toolErrf("%q already exists (a %s); %s never replaces an existing entry: choose another name, or first move the existing one away or delete it (file_delete moves it to the trash)", dst, kindName(m.Kind), tool)
+}
+
+func (b *Box) fileMove(_ context.Context, raw json.RawMessage) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t, err := b.prepareTransfer("file_move", raw)
+	if err != nil {
+		return "", err
+	}
+	defer t.close()
+	if b.opts.DryRun {
+		b.record(Effect{Op: OpMove, Path: t.src, To: t.dst, Before: t.before, After: t.before, ToBefore: t.toMeta})
+		return fmt.Sprintf("dry run: would move %s to %s (nothing was changed)", t.src, t.dst), nil
+	}
+	if err := renameNoReplace(t.srcfd, t.sbase, t.dstfd, t.dbase); err != nil {
+		if errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOTEMPTY) {
+			return "", existsErr("file_move", t.dst, Meta{Kind: "file"})
+		}
+		if errors.Is(err, unix.EXDEV) {
+			return "", toolErrf("cannot move %q to %q: they are on different file systems; copy it with file_copy, then delete the original", t.src, t.dst)
+		}
+		return "", describeErr(t.src, err)
+	}
+	after, err := metaAt(t.dstfd, t.dbase, true)
+	if err != nil {
+		return "", describeErr(t.dst, err)
+	}
+	b.record(Effect{Op: OpMove, Path: t.src, To: t.dst, Before: t.before, After: after, ToBefore: t.toMeta})
+	return fmt.Sprintf("moved %s to %s", t.src, t.dst), nil
+}
+
+func (b *Box) fileCopy(_ context.Context, raw json.RawMessage) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t, err := b.prepareTransfer("file_copy", raw)
+	if err != nil {
+		return "", err
+	}
+	defer t.close()
+	if b.opts.DryRun {
+		after := t.before
+		b.record(Effect{Op: OpCopy, Path: t.src, To: t.dst, Before: t.before, After: after, ToBefore: t.toMeta})
+		return fmt.Sprintf("dry run: would copy %s to %s (nothing was changed)", t.src, t.dst), nil
+	}
+	if err := copyTreeAt(t.srcfd, t.sbase, t.dstfd, t.dbase, false); err != nil {
+		if errors.Is(err, unix.EEXIST) {
+			return "", existsErr("file_copy", t.dst, Meta{Kind: "file"})
+		}
+		if m, _ := metaAt(t.dstfd, t.dbase, false); m.Exists && m.Kind == "dir" {
+			removeTreeAt(t.dstfd, t.dbase) // a half-made folder copy of ours
+		}
+		return "", describeErr(t.src, err)
+	}
+	after, err := metaAt(t.dstfd, t.dbase, true)
+	if err != nil {
+		return "", describeErr(t.dst, err)
+	}
+	b.record(Effect{Op: OpCopy, Path: t.src, To: t.dst, Before: t.before, After: after, ToBefore: t.toMeta})
+	return fmt.Sprintf("copied %s to %s", t.src, t.dst), nil
+}
+
+func (b *Box) fileDelete(_ context.Context, raw json.RawMessage) (string, error) {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if err := decode("file_delete", raw, &a); err != nil {
+		return "", err
+	}
+	rel, err := b.rel("file_delete", "path", a.Path, true)
+	if err != nil {
+		return "", err
+	}
+	if rel == "" {
+		return "", toolErrf("file_delete cannot delete the watched folder itself")
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	dirfd, base, err := b.fs.openParent(rel)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(dirfd)
+	before, err := metaAt(dirfd, base, true)
+	if err != nil {
+		return "", describeErr(rel, err)
+	}
+	if !before.Exists {
+		return "", describeErr(rel, unix.ENOENT)
+	}
+	if b.opts.DryRun {
+		b.record(Effect{Op: OpDelete, Path: rel, Before: before})
+		return fmt.Sprintf("dry run: would move %s to the trash (nothing was changed)", rel), nil
+	}
+	entry, err := b.trash.Put(dirfd, base, b.fs.abs(rel), b.opts.now())
+	if err != nil {
+		return "", toolErrf("could not move %q to the trash, so it was not deleted: %v", rel, err)
+	}
+	e := Effect{Op: OpDelete, Path: rel, Before: before, TrashPath: entry.Path}
+	if entry.Copied && before.Kind == "file" {
+		if e.Backup, err = b.backupPath(entry.Path); err != nil {
+			return "", err
+		}
+	}
+	b.record(e)
+	return fmt.Sprintf("moved %s to the trash", rel), nil
+}
+
+// backupPath copies a file outside the folder (a trash entry) into the
+// backup folder.
+func (b *Box) backupPath(p string) (string, error) {
+	dir, err := unix.Open(filepath.Dir(p), oPath|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", fmt.Errorf("backing up %s: %w", p, err)
+	}
+	defer unix.Close(dir)
+	return b.backup(dir, filepath.Base(p))
+}

@@ -1,0 +1,249 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+)
+
+// Limits from the design.
+const (
+	readMaxChars   = 15000
+	treeMaxDepth   = 3
+	treeMaxEntries = 300
+	treeMaxPerDir  = 20
+)
+
+type pathArg struct {
+	Path string `json:"path"`
+}
+
+func (b *Box) fileRead(ctx context.Context, raw json.RawMessage) (string, error) {
+	var a pathArg
+	if err := decode("file_read", raw, &a); err != nil {
+		return "", err
+	}
+	rel, err := b.rel("file_read", "path", a.Path, true)
+	if err != nil {
+		return "", err
+	}
+	fd, err := b.fs.open(rel, unix.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return "", describeErr(rel, err)
+	}
+	f := os.NewFile(uintptr(fd), rel)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return "", describeErr(rel, err)
+	}
+	switch kindOf(uint32(st.Mode)) {
+	case "dir":
+		return b.listing(ctx, rel)
+	case "file":
+	default:
+		return "", toolErrf("%q is a special file and cannot be read", rel)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, readMaxChars*utf8.UTFMax+1))
+	if err != nil {
+		return "", describeErr(rel, err)
+	}
+	if isBinary(data) {
+		return fmt.Sprintf("%s is a binary file of %d bytes; its content is not shown", shown(rel), st.Size), nil
+	}
+	text := string(data)
+	n, cut := 0, -1
+	for i := range text {
+		if n == readMaxChars {
+			cut = i
+			break
+		}
+		n++
+	}
+	if cut < 0 && int64(len(data)) >= st.Size {
+		return text, nil
+	}
+	if cut < 0 {
+		cut = len(text)
+	}
+	shownBytes := int64(cut)
+	return fmt.Sprintf("%s\n[… cut: showed the first %d characters (%d of %d bytes); %d bytes not shown. file_read shows at most %d characters; use file_search with content true to find a part]",
+		text[:cut], readMaxChars, shownBytes, st.Size, st.Size-shownBytes, readMaxChars), nil
+}
+
+// isBinary guesses from a NUL byte in the first 8000 bytes, like git.
+func isBinary(data []byte) bool {
+	if len(data) > 8000 {
+		data = data[:8000]
+	}
+	for _, c := range data {
+		if c == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// listing describes the entries of one folder (file_read on a folder).
+func (b *Box) listing(ctx context.Context, rel string) (string, error) {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s is a folder; its entries:\n", shown(rel))
+	n := 0
+	err := b.walk(ctx, rel, 1, func(e walkEntry) bool {
+		n++
+		if n > treeMaxEntries {
+			return false
+		}
+		fmt.Fprintf(&sb, "%s\n", entryLine(e))
+		return true
+	})
+	if err != nil {
+		return "", err
+	}
+	if n == 0 {
+		sb.WriteString("(empty)\n")
+	} else if n > treeMaxEntries {
+		fmt.Fprintf(&sb, "… more entries not shown\n")
+	}
+	return sb.String(), nil
+}
+
+func entryLine(e walkEntry) string {
+	switch e.meta.Kind {
+	case "dir":
+		return e.name + "/"
+	case "symlink":
+		return e.name + " -> " + e.target
+	case "file":
+		return fmt.Sprintf("%s (%s)", e.name, humanSize(e.meta.Size))
+	}
+	return e.name + " (special file)"
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}
+
+func (b *Box) fileTree(ctx context.Context, raw json.RawMessage) (string, error) {
+	var a pathArg
+	if err := decode("file_tree", raw, &a); err != nil {
+		return "", err
+	}
+	rel, err := b.rel("file_tree", "path", a.Path, false)
+	if err != nil {
+		return "", err
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s/\n", shown(rel))
+	count, truncated := 0, false
+	var tree func(dirfd int, depth int) error
+	tree = func(dirfd int, depth int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		names, err := readNames(dirfd, ".")
+		if err != nil {
+			return err
+		}
+		indent := strings.Repeat("  ", depth)
+		for i, name := range names {
+			if count >= treeMaxEntries {
+				truncated = true
+				return nil
+			}
+			if i == treeMaxPerDir {
+				fmt.Fprintf(&sb, "%s+%d more\n", indent, len(names)-i)
+				count++
+				break
+			}
+			e := statEntry(dirfd, name)
+			fmt.Fprintf(&sb, "%s%s\n", indent, entryLine(e))
+			count++
+			if e.meta.Kind == "dir" && depth+1 < treeMaxDepth {
+				cfd, err := openDirAt(dirfd, name)
+				if err != nil {
+					continue
+				}
+				err = tree(cfd, depth+1)
+				unix.Close(cfd)
+				if err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	fd, err := b.fs.open(rel, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return "", describeErr(rel, err)
+	}
+	defer unix.Close(fd)
+	if err := tree(fd, 1); err != nil {
+		return "", describeErr(rel, err)
+	}
+	if truncated {
+		fmt.Fprintf(&sb, "… the tree was cut at %d entries; call file_tree on a subfolder to see more\n", treeMaxEntries)
+	}
+	return sb.String(), nil
+}
+
+func (b *Box) fileMetadata(_ context.Context, raw json.RawMessage) (string, error) {
+	var a pathArg
+	if err := decode("file_metadata", raw, &a); err != nil {
+		return "", err
+	}
+	rel, err := b.rel("file_metadata", "path", a.Path, false)
+	if err != nil {
+		return "", err
+	}
+	var e walkEntry
+	if rel == "" {
+		var st unix.Stat_t
+		if err := unix.Fstat(b.fs.fd, &st); err != nil {
+			return "", describeErr(rel, err)
+		}
+		e = walkEntry{name: ".", meta: metaFromStat(&st)}
+	} else {
+		dirfd, base, err := b.fs.openParent(rel)
+		if err != nil {
+			return "", err
+		}
+		defer unix.Close(dirfd)
+		e = statEntry(dirfd, base)
+		if e.err != nil {
+			return "", describeErr(rel, e.err)
+		}
+		if !e.meta.Exists {
+			return "", describeErr(rel, unix.ENOENT)
+		}
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "path: %s\nkind: %s\n", shown(rel), kindName(e.meta.Kind))
+	if e.meta.Kind != "dir" {
+		fmt.Fprintf(&sb, "size: %d bytes (%s)\n", e.meta.Size, humanSize(e.meta.Size))
+	}
+	fmt.Fprintf(&sb, "modified: %s\n", time.Unix(0, e.meta.MtimeNs).Format(time.RFC3339))
+	fmt.Fprintf(&sb, "mode: %s (%04o)\n", fs.FileMode(e.meta.Mode&0o777).String(), e.meta.Mode)
+	if e.meta.Kind == "symlink" {
+		fmt.Fprintf(&sb, "target: %s\n", e.target)
+	}
+	return sb.String(), nil
+}

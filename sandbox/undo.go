@@ -1,0 +1,249 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// UndoReport says what an undo restored, or why it refused.
+type UndoReport struct {
+	Restored  []string // paths put back, in the order undone
+	Conflicts []string // human-readable: what differs since the run
+}
+
+// Undo reverses the ledger's effects on root in reverse order: moves go
+// back, replaced or edited content comes back from the backups, deleted
+// entries come back from the trash (or a backup), created files and copies
+// go to the trash and created folders are removed. It first checks that
+// every path the run touched is still as the run left it; if anything
+// differs it changes nothing and returns the conflicts with an error.
+func Undo(root string, l *Ledger, opts Options) (UndoReport, error) {
+	var rep UndoReport
+	if l == nil {
+		return rep, errors.New("undo: no ledger given")
+	}
+	var real []Effect
+	for _, e := range l.Snapshot() {
+		if !e.DryRun {
+			real = append(real, e)
+		}
+	}
+	if len(real) == 0 {
+		if l.DryRun() {
+			return rep, fmt.Errorf("run %s was a dry run: it changed nothing, so there is nothing to undo", l.RunID)
+		}
+		return rep, nil
+	}
+	if opts.BackupDir == "" {
+		opts.BackupDir = l.BackupDir
+	}
+	resolved, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return rep, fmt.Errorf("undo of run %s: opening folder %s: %w", l.RunID, root, err)
+	}
+	fs, err := openRoot(resolved)
+	if err != nil {
+		return rep, fmt.Errorf("undo of run %s: %w", l.RunID, err)
+	}
+	defer fs.close()
+	trash := opts.Trash
+	if trash == nil {
+		if trash, err = DefaultTrash(resolved); err != nil {
+			return rep, fmt.Errorf("undo of run %s: %w", l.RunID, err)
+		}
+	}
+	rep.Conflicts = checkUndo(fs, real, opts.BackupDir)
+	if len(rep.Conflicts) > 0 {
+		return rep, fmt.Errorf("undo of run %s refused: %d thing(s) changed since the run; nothing was changed", l.RunID, len(rep.Conflicts))
+	}
+	for i := len(real) - 1; i >= 0; i-- {
+		e := real[i]
+		p, err := undoOne(fs, e, trash, opts)
+		if err != nil {
+			return rep, fmt.Errorf("undo of run %s stopped at step %d (%s %s): %w; the steps after it were undone", l.RunID, e.Seq, e.Op, e.Path, err)
+		}
+		rep.Restored = append(rep.Restored, p)
+	}
+	return rep, nil
+}
+
+// checkUndo lists what stands in the way of undoing effects.
+func checkUndo(fs *fsRoot, effects []Effect, backupDir string) []string {
+	var out []string
+	final := finalStates(effects)
+	paths := make([]string, 0, len(final))
+	for p := range final {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	removed := map[string]bool{} // entries the undo itself takes away
+	for _, e := range effects {
+		switch e.Op {
+		case OpWrite, OpMkdir:
+			if !e.Before.Exists {
+				removed[e.Path] = true
+			}
+		case OpCopy, OpMove:
+			removed[e.To] = true
+		}
+	}
+	for _, p := range paths {
+		want := final[p].meta
+		got, err := metaRel(fs, p, true)
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: cannot be checked: %v", p, err))
+			continue
+		}
+		if !sameState(want, got, true) {
+			out = append(out, fmt.Sprintf("%s: %s", p, describeChange(want, got)))
+			continue
+		}
+		if want.Exists && want.Kind == "dir" && removed[p] && !final[p].subtree {
+			for _, n := range dirNames(fs, p) {
+				if !removed[joinRel(p, n)] {
+					out = append(out, fmt.Sprintf("%s: contains %q, which this run did not make", p, n))
+				}
+			}
+		}
+	}
+	for _, e := range effects {
+		switch {
+		case e.Op == OpDelete:
+			if _, err := os.Lstat(e.TrashPath); e.TrashPath == "" || err != nil {
+				if e.Backup == "" || !fileExists(filepath.Join(backupDir, e.Backup)) {
+					out = append(out, fmt.Sprintf("%s: the deleted entry is no longer in the trash (%s)", e.Path, e.TrashPath))
+				}
+			}
+		case (e.Op == OpWrite || e.Op == OpEdit) && e.Before.Exists:
+			if e.Backup == "" || !fileExists(filepath.Join(backupDir, e.Backup)) {
+				out = append(out, fmt.Sprintf("%s: the backup of its earlier content (%s) is missing from %s", e.Path, e.Backup, backupDir))
+			}
+		}
+	}
+	return out
+}
+
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+func dirNames(fs *fsRoot, rel string) []string {
+	fd, err := fs.open(rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(fd)
+	names, _ := readNames(fd, ".")
+	return names
+}
+
+// metaRel describes rel inside the root without following its last
+// component.
+func metaRel(fs *fsRoot, rel string, withHash bool) (Meta, error) {
+	dirfd, base, err := fs.openParent(rel)
+	if err != nil {
+		var te *ToolError
+		if errors.As(err, &te) && strings.Contains(te.Msg, "does not exist") {
+			return Meta{}, nil
+		}
+		return Meta{}, err
+	}
+	defer unix.Close(dirfd)
+	return metaAt(dirfd, base, withHash)
+}
+
+func describeChange(want, got Meta) string {
+	switch {
+	case want.Exists && !got.Exists:
+		return "was removed since the run"
+	case !want.Exists && got.Exists:
+		return fmt.Sprintf("a %s appeared there since the run", kindName(got.Kind))
+	case want.Kind != got.Kind:
+		return fmt.Sprintf("was a %s after the run, is a %s now", kindName(want.Kind), kindName(got.Kind))
+	case want.Size != got.Size:
+		return fmt.Sprintf("was modified since the run (size %d → %d bytes)", want.Size, got.Size)
+	}
+	return "was modified since the run"
+}
+
+// undoOne reverses one effect and returns the path it restored.
+func undoOne(fs *fsRoot, e Effect, trash Trash, opts Options) (string, error) {
+	switch e.Op {
+	case OpWrite, OpEdit:
+		if !e.Before.Exists {
+			return e.Path, trashRel(fs, e.Path, trash, opts)
+		}
+		return e.Path, restoreBackup(fs, e.Path, filepath.Join(opts.BackupDir, e.Backup), e.Before, true)
+	case OpCopy:
+		return e.To, trashRel(fs, e.To, trash, opts)
+	case OpMkdir:
+		dirfd, base, err := fs.openParent(e.Path)
+		if err != nil {
+			return e.Path, err
+		}
+		defer unix.Close(dirfd)
+		return e.Path, unix.Unlinkat(dirfd, base, unix.AT_REMOVEDIR)
+	case OpMove:
+		tofd, tbase, err := fs.openParent(e.To)
+		if err != nil {
+			return e.Path, err
+		}
+		defer unix.Close(tofd)
+		fromfd, fbase, err := fs.openParent(e.Path)
+		if err != nil {
+			return e.Path, err
+		}
+		defer unix.Close(fromfd)
+		return e.Path, renameNoReplace(tofd, tbase, fromfd, fbase)
+	case OpDelete:
+		dirfd, base, err := fs.openParent(e.Path)
+		if err != nil {
+			return e.Path, err
+		}
+		defer unix.Close(dirfd)
+		if e.TrashPath != "" && fileExists(e.TrashPath) {
+			return e.Path, trash.Restore(e.TrashPath, dirfd, base)
+		}
+		return e.Path, restoreBackup(fs, e.Path, filepath.Join(opts.BackupDir, e.Backup), e.Before, false)
+	}
+	return e.Path, fmt.Errorf("unknown effect %q", e.Op)
+}
+
+// trashRel moves an entry the run created to the trash.
+func trashRel(fs *fsRoot, rel string, trash Trash, opts Options) error {
+	dirfd, base, err := fs.openParent(rel)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dirfd)
+	_, err = trash.Put(dirfd, base, fs.abs(rel), opts.now())
+	return err
+}
+
+// restoreBackup puts the content of backup back at rel with the mode and
+// modification time of before; replace allows replacing what is there.
+func restoreBackup(fs *fsRoot, rel, backup string, before Meta, replace bool) error {
+	f, err := os.Open(backup)
+	if err != nil {
+		return fmt.Errorf("opening backup: %w", err)
+	}
+	defer f.Close()
+	dirfd, base, err := fs.openParent(rel)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dirfd)
+	if replace {
+		return replaceAt(dirfd, base, f, before.Mode, before.MtimeNs)
+	}
+	return writeNewAt(dirfd, base, f, before.Mode, before.MtimeNs)
+}
