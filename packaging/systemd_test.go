@@ -306,3 +306,19 @@ func TestInstallRefusesBadBinary(t *testing.T) {
 		t.Error("plan9: no error")
 	}
 }
+
+func TestSystemdStartFailureIsAnError(t *testing.T) {
+	// The manager answers but refuses to start the unit: that is a real
+	// error, reported with where to look, and the unit stays written.
+	home := t.TempDir()
+	bin, _ := fakeBinary(t, t.TempDir(), "tend")
+	r := &recorder{replies: map[string]reply{cmdEnable: {out: "Job for tend.service failed.\n", err: errExit}}}
+	m := NewManager("linux", linuxEnv(home, r))
+	res, err := m.Install(context.Background(), InstallOptions{Binary: bin})
+	if err == nil || !strings.Contains(err.Error(), "journalctl --user -u tend.service") || !strings.Contains(err.Error(), "Job for tend.service failed") {
+		t.Fatalf("err = %v, want the failure and where to look", err)
+	}
+	if _, err := os.Stat(res.Path); err != nil {
+		t.Errorf("unit not kept: %v", err)
+	}
+}
