@@ -42,8 +42,11 @@ func (c *collector) until(what string, cond func() bool) {
 	c.t.Helper()
 	deadline := time.NewTimer(waitLimit)
 	defer deadline.Stop()
+	recheck := time.NewTicker(5 * time.Millisecond) // conditions on Mode()
+	defer recheck.Stop()
 	for !cond() {
 		select {
+		case <-recheck.C:
 		case n, ok := <-c.src.Notices():
 			if !ok {
 				c.t.Fatalf("notices closed while waiting for %s", what)

@@ -33,15 +33,6 @@ func newPoller(opts Options, b *batcher) *poller {
 	return &poller{opts: opts, b: b, prev: make(map[string]pollEntry), denied: make(map[string]bool)}
 }
 
-// start takes the baseline (or notes that the root is gone) and asks the
-// consumer for a rescan: anything may have changed before polling began.
-func (p *poller) start() {
-	p.scan()
-	if !p.gone {
-		p.b.setRescan()
-	}
-}
-
 // loop polls on every tick until ctx ends.
 func (p *poller) loop(ctx context.Context) {
 	tick, stop := p.opts.ticker(p.opts.PollInterval)
@@ -153,7 +144,10 @@ func newPoll(ctx context.Context, opts Options, reason string) (Source, error) {
 	s := &pollSource{runner{b: newBatcher(maxBatch), cancel: cancel, done: make(chan struct{})}}
 	s.st.set("poll", reason)
 	p := newPoller(opts, s.b)
-	p.start()
+	p.scan() // the baseline, or the root-gone error
+	if !p.gone {
+		s.b.setRescan() // anything may have changed before polling began
+	}
 	go s.b.run(ctx)
 	go func() {
 		defer close(s.done)

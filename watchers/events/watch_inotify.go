@@ -21,6 +21,8 @@ type inotifySource struct {
 
 	// inject feeds an error into the error path (tests).
 	inject chan error
+	// query asks the run goroutine for the watched directories (tests).
+	query chan chan []string
 
 	// Owned by the run goroutine after New returns.
 	w        *fsnotify.Watcher
@@ -43,6 +45,7 @@ func New(ctx context.Context, opts Options) (Source, error) {
 		runner: runner{b: newBatcher(maxBatch), cancel: cancel, done: make(chan struct{})},
 		opts:   opts,
 		inject: make(chan error),
+		query:  make(chan chan []string),
 	}
 	s.st.set("inotify", "")
 	if err := s.start(); err != nil {
@@ -112,8 +115,11 @@ func (s *inotifySource) problem(err error) {
 func (s *inotifySource) toPoll() *poller {
 	s.stop()
 	p := newPoller(s.opts, s.b)
-	p.start()
+	p.scan()
 	s.st.set("poll", s.fallback)
+	if !p.gone {
+		p.b.setRescan()
+	}
 	return p
 }
 
@@ -154,6 +160,12 @@ func (s *inotifySource) watch(ctx context.Context) bool {
 			}
 		case err := <-s.inject:
 			s.problem(err)
+		case reply := <-s.query:
+			dirs := make([]string, 0, len(s.dirs))
+			for d := range s.dirs {
+				dirs = append(dirs, d)
+			}
+			reply <- dirs
 		}
 	}
 	return true

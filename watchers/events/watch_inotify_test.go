@@ -9,9 +9,22 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
+
+// watched asks the running source for its watched directories.
+func (s *inotifySource) watched(t *testing.T) []string {
+	t.Helper()
+	reply := make(chan []string, 1)
+	select {
+	case s.query <- reply:
+	case <-time.After(waitLimit):
+		t.Fatal("the source did not answer")
+	}
+	return <-reply
+}
 
 // startInotify starts New on root and checks that it really uses inotify.
 func startInotify(t *testing.T, opts Options) (*inotifySource, *collector) {
@@ -121,7 +134,7 @@ func TestInotifySkip(t *testing.T) {
 	outside := t.TempDir()
 	os.Symlink(outside, filepath.Join(root, "link"))
 	src, c := startInotify(t, Options{Root: root, Recursive: true, Skip: skipGitAndNested})
-	for d := range src.dirs {
+	for _, d := range src.watched(t) {
 		if strings.Contains(d, ".git") || strings.Contains(d, "Projects/x") || strings.Contains(d, "link") {
 			t.Errorf("skipped or symlinked folder is watched: %s", d)
 		}
@@ -293,17 +306,46 @@ func TestInotifyCloseEndsNotices(t *testing.T) {
 	}
 }
 
+// The permission tests need a normal user (root reads everything): run the
+// compiled test binary as one, e.g. setpriv --reuid=65534 --regid=65534
+// --clear-groups env TMPDIR=/tmp/x ./events.test
 func TestInotifyPermissionDeniedSubfolder(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("root reads every folder; run as a normal user to exercise this")
 	}
 	root := t.TempDir()
 	locked := filepath.Join(root, "locked")
-	os.Mkdir(locked, 0o755)
 	write(t, filepath.Join(locked, "secret"), "x")
 	os.Chmod(locked, 0)
 	t.Cleanup(func() { os.Chmod(locked, 0o755) })
-	_, c := startInotify(t, Options{Root: root, Recursive: true})
+	src, c := startInotify(t, Options{Root: root, Recursive: true})
 	write(t, filepath.Join(root, "open.txt"), "x")
 	c.paths(filepath.Join(root, "open.txt"))
+	for _, d := range src.watched(t) {
+		if d == locked {
+			t.Error("an unreadable folder is listed as watched")
+		}
+	}
+	// Unlocked later: watched from then on, its files reported.
+	os.Chmod(locked, 0o755)
+	c.paths(filepath.Join(locked, "secret"))
+	write(t, filepath.Join(locked, "new"), "x")
+	c.paths(filepath.Join(locked, "new"))
+}
+
+func TestInotifyRootUnreadable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every folder; run as a normal user to exercise this")
+	}
+	root := t.TempDir()
+	tk := newManualTicker()
+	_, c := startInotify(t, Options{Root: root, Recursive: true, newTicker: tk.fn})
+	os.Chmod(root, 0)
+	t.Cleanup(func() { os.Chmod(root, 0o755) })
+	c.rootGone()
+	os.Chmod(root, 0o755)
+	tk.tick(t)
+	c.rescan()
+	write(t, filepath.Join(root, "again.txt"), "x")
+	c.paths(filepath.Join(root, "again.txt"))
 }
