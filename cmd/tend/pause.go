@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tend-agent/tend/api"
+)
+
+func init() {
+	addCommand(newPauseCommand)
+	addCommand(newResumeCommand)
+	addCommand(newPanicCommand)
+}
+
+func newPauseCommand(g *globalOptions) *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "pause NAME | --all",
+		Short: "Pause a watcher (a run in flight is cancelled)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return eachOrAll(g, args, all, "paused",
+				func(ctx context.Context, c *api.Client) error { return c.PauseAll(ctx) },
+				func(ctx context.Context, c *api.Client, ref string) error { return c.Pause(ctx, ref) })
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "every watcher")
+	return cmd
+}
+
+func newResumeCommand(g *globalOptions) *cobra.Command {
+	var all, reset bool
+	cmd := &cobra.Command{
+		Use:   "resume NAME | --all",
+		Short: "Resume a paused, exhausted or failed watcher",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return eachOrAll(g, args, all, "resumed",
+				func(ctx context.Context, c *api.Client) error { return c.ResumeAll(ctx) },
+				func(ctx context.Context, c *api.Client, ref string) error { return c.Resume(ctx, ref, reset) })
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "every watcher")
+	cmd.Flags().BoolVar(&reset, "reset", false, "also reset the fire count (after maxFires)")
+	return cmd
+}
+
+func newPanicCommand(g *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "panic",
+		Short: "Pause every watcher and cancel every run in flight, at once",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := signalContext()
+			defer cancel()
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			if err := c.Panic(ctx); err != nil {
+				return err
+			}
+			fmt.Println("every watcher is paused and no run is going; `tend resume --all` when ready")
+			return nil
+		},
+	}
+}
+
+func eachOrAll(g *globalOptions, args []string, all bool, verb string,
+	allFn func(context.Context, *api.Client) error,
+	oneFn func(context.Context, *api.Client, string) error) error {
+	if all == (len(args) > 0) {
+		return fmt.Errorf("name one or more watchers, or give --all")
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	c, err := g.client()
+	if err != nil {
+		return err
+	}
+	if all {
+		if err := allFn(ctx, c); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stdout, "%s all watchers\n", verb)
+		return nil
+	}
+	for _, ref := range args {
+		if err := oneFn(ctx, c, ref); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stdout, "%s %s\n", verb, ref)
+	}
+	return nil
+}

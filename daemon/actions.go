@@ -1,0 +1,269 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tend-agent/tend/api"
+	"github.com/tend-agent/tend/watchers"
+)
+
+// userError is a problem with the request, answered with 400 and shown to
+// the person as it is.
+type userError struct{ msg string }
+
+func (e *userError) Error() string { return e.msg }
+
+func userErrorf(format string, a ...any) error { return &userError{fmt.Sprintf(format, a...)} }
+
+// checkFolder verifies a watcher's folder on add and edit.
+func checkFolder(p string) (string, error) {
+	if p == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", userErrorf("invalid path %q: %v", p, err)
+	}
+	fi, err := os.Stat(abs)
+	if os.IsNotExist(err) {
+		return "", userErrorf("folder %s does not exist: create it first or check the path", abs)
+	}
+	if err != nil {
+		return "", userErrorf("cannot read %s: %v", abs, err)
+	}
+	if !fi.IsDir() {
+		return "", userErrorf("%s is not a folder: a watcher watches a folder", abs)
+	}
+	return filepath.Clean(abs), nil
+}
+
+func (d *Daemon) find(ref string) (*watchers.Definition, error) {
+	def, err := watchers.Find(d.defs, ref)
+	if err != nil {
+		return nil, &userError{err.Error()}
+	}
+	return def, nil
+}
+
+func (d *Daemon) nameTaken(name, exceptID string) bool {
+	for _, o := range d.defs {
+		if o.Name == name && o.ID != exceptID {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *Daemon) add(ctx context.Context, def watchers.Definition) (*watchers.Definition, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.reconcileLocked(ctx)
+	p, err := checkFolder(def.Path)
+	if err != nil {
+		return nil, err
+	}
+	def.Path = p
+	if d.nameTaken(def.Name, "") {
+		return nil, userErrorf("a watcher named %q already exists: choose another --name", def.Name)
+	}
+	now := d.cfg.Clock.Now().UTC().Truncate(time.Second)
+	def.ID = uuid.NewString()
+	def.CreatedAt, def.UpdatedAt = now, now
+	def.ApplyDefaults()
+	if err := def.Validate(); err != nil {
+		return nil, &userError{err.Error()}
+	}
+	if err := d.validateTriggers(&def); err != nil {
+		return nil, err
+	}
+	if err := d.store.Save(&def); err != nil {
+		return nil, err
+	}
+	d.reconcileLocked(ctx)
+	return &def, nil
+}
+
+func (d *Daemon) validateTriggers(def *watchers.Definition) error {
+	if d.cfg.Triggers == nil {
+		return nil
+	}
+	t, err := d.cfg.Triggers(def)
+	if err != nil {
+		return &userError{err.Error()}
+	}
+	if t != nil {
+		t.Close()
+	}
+	return nil
+}
+
+// edit merges a JSON patch into a definition. id and createdAt stay.
+func (d *Daemon) edit(ctx context.Context, ref string, patch map[string]any) (*watchers.Definition, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	old, err := d.find(ref)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	raw, _ := json.Marshal(old)
+	json.Unmarshal(raw, &m)
+	for k, v := range patch {
+		m[k] = v
+	}
+	m["id"], m["createdAt"] = old.ID, old.CreatedAt
+	raw, _ = json.Marshal(m)
+	var def watchers.Definition
+	if err := json.Unmarshal(raw, &def); err != nil {
+		return nil, userErrorf("invalid change: %v", err)
+	}
+	if def.Path, err = checkFolder(def.Path); err != nil {
+		return nil, err
+	}
+	if d.nameTaken(def.Name, def.ID) {
+		return nil, userErrorf("a watcher named %q already exists", def.Name)
+	}
+	def.ApplyDefaults()
+	def.UpdatedAt = d.cfg.Clock.Now().UTC().Truncate(time.Second)
+	if err := def.Validate(); err != nil {
+		return nil, &userError{err.Error()}
+	}
+	if err := d.validateTriggers(&def); err != nil {
+		return nil, err
+	}
+	if err := d.store.Save(&def); err != nil {
+		return nil, err
+	}
+	d.reconcileLocked(ctx)
+	return &def, nil
+}
+
+func (d *Daemon) remove(ctx context.Context, ref string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	def, err := d.find(ref)
+	if err != nil {
+		return err
+	}
+	if err := d.store.Remove(def.ID); err != nil {
+		return err
+	}
+	d.reconcileLocked(ctx)
+	watchers.StateFiles{Dir: d.cfg.Home.State(), ID: def.ID}.Remove()
+	return nil
+}
+
+// setEnabled persists a user pause or resume in the definition file.
+func (d *Daemon) setEnabled(ctx context.Context, ref string, on bool) error {
+	_, err := d.edit(ctx, ref, map[string]any{"enabled": on})
+	return err
+}
+
+func (d *Daemon) engine(ref string) (*watchers.Definition, *watchers.Engine, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	def, err := d.find(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := d.engines[def.ID]
+	if h == nil {
+		if def.IsTemplate() {
+			return def, nil, userErrorf("%s is a template: attach it to a folder with `tend attach %s PATH`", def.Name, def.Name)
+		}
+		return def, nil, userErrorf("watcher %s is not running: %s", def.Name, d.problems[def.ID])
+	}
+	return def, h.eng, nil
+}
+
+func (d *Daemon) pause(ctx context.Context, ref string) error {
+	if _, eng, err := d.engine(ref); err == nil {
+		eng.Pause(ctx, "paused by the user") // cancels a run in flight at once
+	}
+	return d.setEnabled(ctx, ref, false)
+}
+
+func (d *Daemon) resume(ctx context.Context, ref string, reset bool) error {
+	d.mu.Lock()
+	def, err := d.find(ref)
+	d.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if !def.Enabled {
+		if err := d.setEnabled(ctx, ref, true); err != nil {
+			return err
+		}
+		if !reset {
+			return nil
+		}
+	}
+	_, eng, err := d.engine(ref)
+	if err != nil {
+		return err
+	}
+	return eng.Resume(ctx, reset)
+}
+
+// panic pauses every watcher and cancels every run in flight: first the
+// engines at once, then the definitions so it survives a restart.
+func (d *Daemon) panicAll(ctx context.Context) error {
+	d.mu.Lock()
+	engs := make([]*watchers.Engine, 0, len(d.engines))
+	for _, h := range d.engines {
+		engs = append(engs, h.eng)
+	}
+	refs := d.refs()
+	d.mu.Unlock()
+	for _, e := range engs {
+		e.Pause(ctx, "paused by tend panic")
+	}
+	var errs []error
+	for _, r := range refs {
+		errs = append(errs, d.setEnabled(ctx, r, false))
+	}
+	return errors.Join(errs...)
+}
+
+func (d *Daemon) refs() []string {
+	var out []string
+	for _, def := range d.defs {
+		if !def.IsTemplate() {
+			out = append(out, def.ID)
+		}
+	}
+	return out
+}
+
+func (d *Daemon) forAll(ctx context.Context, f func(context.Context, string) error) error {
+	d.mu.Lock()
+	refs := d.refs()
+	d.mu.Unlock()
+	var errs []error
+	for _, r := range refs {
+		errs = append(errs, f(ctx, r))
+	}
+	return errors.Join(errs...)
+}
+
+func (d *Daemon) undo(ctx context.Context, ref, runID string) (api.UndoResponse, error) {
+	def, eng, err := d.engine(ref)
+	if err != nil {
+		return api.UndoResponse{}, err
+	}
+	var resp api.UndoResponse
+	err = eng.Rebaseline(ctx, func() error {
+		var uerr error
+		resp, uerr = d.cfg.Runner.Undo(ctx, def, runID)
+		return uerr
+	})
+	return resp, err
+}

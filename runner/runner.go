@@ -1,0 +1,208 @@
+// Package runner connects a watcher's engine to the model: for each pass
+// it builds the grounded prompt, opens the confined tools on the folder,
+// runs the agent loop and records everything in the watcher's chat
+// session and the run's effects ledger. It also reads history back and
+// undoes runs.
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/tend-agent/tend/dispatch"
+	"github.com/tend-agent/tend/dispatch/skill"
+	"github.com/tend-agent/tend/internal/clock"
+	"github.com/tend-agent/tend/internal/home"
+	"github.com/tend-agent/tend/sandbox"
+	"github.com/tend-agent/tend/watchers"
+)
+
+// Config sets up a Runner.
+type Config struct {
+	Home  home.Home
+	Keys  dispatch.KeyStore
+	Log   *slog.Logger
+	Clock clock.Clock
+	Trash sandbox.Trash // nil: the OS trash
+	Agent dispatch.AgentOptions
+	// NewProvider defaults to dispatch.NewProvider.
+	NewProvider func(context.Context, dispatch.ProviderConfig, dispatch.KeyStore, *slog.Logger) (dispatch.Provider, error)
+}
+
+// Runner carries out passes for every watcher of a daemon.
+type Runner struct {
+	cfg  Config
+	mu   sync.Mutex
+	runs map[string]*runState
+}
+
+type runState struct {
+	ledger   *sandbox.Ledger
+	prompt   int
+	complete int
+}
+
+// New returns a Runner.
+func New(cfg Config) *Runner {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.NewProvider == nil {
+		cfg.NewProvider = dispatch.NewProvider
+	}
+	if cfg.Keys == nil {
+		cfg.Keys = dispatch.Keys(cfg.Log)
+	}
+	return &Runner{cfg: cfg, runs: map[string]*runState{}}
+}
+
+func (r *Runner) history(id string) *dispatch.History {
+	h := dispatch.OpenHistory(r.cfg.Home.Sessions(), id)
+	h.Clock = r.cfg.Clock.Now
+	return h
+}
+
+func (r *Runner) runDir(watcherID, runID string) string {
+	return filepath.Join(r.cfg.Home.Runs(), watcherID, runID)
+}
+
+func (r *Runner) state(def *watchers.Definition, runID string, dry bool) *runState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rs := r.runs[runID]
+	if rs == nil {
+		rs = &runState{ledger: sandbox.NewLedger(def.ID, runID)}
+		r.runs[runID] = rs
+	}
+	return rs
+}
+
+// Pass runs one pass of the agent on the watcher's folder.
+func (r *Runner) Pass(ctx context.Context, req watchers.PassRequest) watchers.PassResult {
+	def := req.Def
+	hist := r.history(def.ID)
+	rs := r.state(def, req.RunID, req.DryRun)
+	changed := dispatch.ChangedFromDiff(req.Changes.Added, req.Changes.Removed, req.Changes.Modified)
+	pcfg := dispatch.ProviderConfig{Kind: def.Provider.Kind, Model: def.Provider.Model, BaseURL: def.Provider.BaseURL, KeyName: def.Provider.KeyName}
+	if req.Pass == 1 {
+		hist.Append(dispatch.Record{Type: dispatch.RecRunStart, RunID: req.RunID, WatcherID: def.ID,
+			Source: dispatch.SourceWatcher, Trigger: req.Trigger, Changed: changed, DryRun: req.DryRun,
+			Provider: pcfg.Kind, Model: pcfg.Model, Pass: 1})
+	}
+	failed := func(reason string) watchers.PassResult {
+		hist.Append(dispatch.Record{Type: dispatch.RecMessage, RunID: req.RunID, Pass: req.Pass, Role: "system", Content: "run failed: " + reason})
+		return watchers.PassResult{Outcome: dispatch.OutcomeFailed, Reason: reason, Failed: true, Explainer: rs.ledger}
+	}
+	instructions, err := r.instructions(def, req)
+	if err != nil {
+		return failed(err.Error())
+	}
+	prov, err := r.cfg.NewProvider(ctx, pcfg, r.cfg.Keys, r.cfg.Log.With("watcher", def.Name))
+	if err != nil {
+		return failed(err.Error())
+	}
+	in := dispatch.PromptInput{
+		Instructions: instructions, Folder: def.Path, Changed: changed,
+		FirstPass: req.Pass == 1, CheckOutput: req.Extra, Note: req.Note,
+	}
+	var tools dispatch.Toolbox
+	if _, err := os.ReadDir(def.Path); err != nil {
+		in.FolderUnreadable = err
+	} else {
+		box, err := sandbox.New(def.Path, rs.ledger, sandbox.Options{
+			DryRun: req.DryRun, Trash: r.cfg.Trash, BackupDir: r.runDir(def.ID, req.RunID), Now: r.cfg.Clock.Now,
+		})
+		if err != nil {
+			return failed(err.Error())
+		}
+		defer box.Close()
+		tools = toolbox{box}
+	}
+	opts := r.cfg.Agent
+	if opts.Clock == nil {
+		opts.Clock = r.cfg.Clock.Now
+	}
+	tr, _ := dispatch.RunAgent(ctx, prov, tools, dispatch.BuildPrompt(in), opts)
+	hist.AppendTranscript(req.RunID, req.Pass, tr)
+	r.mu.Lock()
+	rs.prompt += tr.PromptTokens
+	rs.complete += tr.CompletionTokens
+	r.mu.Unlock()
+	if err := r.saveLedger(def.ID, req.RunID, rs.ledger); err != nil {
+		r.cfg.Log.Error("saving ledger", "err", err)
+	}
+	return watchers.PassResult{
+		Outcome: tr.Outcome, Reason: tr.Reason,
+		Failed: tr.Outcome == dispatch.OutcomeFailed, Explainer: rs.ledger,
+	}
+}
+
+func (r *Runner) instructions(def *watchers.Definition, req watchers.PassRequest) (string, error) {
+	if def.Skill == "" {
+		return def.Instructions, nil
+	}
+	text, err := skill.Load(r.cfg.Home.Dir, def.Skill)
+	if err != nil {
+		return "", err
+	}
+	var changed []string
+	changed = append(changed, req.Changes.Added...)
+	changed = append(changed, req.Changes.Modified...)
+	changed = append(changed, req.Changes.Removed...)
+	text = skill.Expand(text, skill.Vars{Folder: def.Path, Watcher: def.Name, Changed: changed, Timestamp: r.cfg.Clock.Now()})
+	if def.Instructions != "" {
+		text = def.Instructions + "\n\n" + text
+	}
+	return text, nil
+}
+
+func (r *Runner) saveLedger(watcherID, runID string, l *sandbox.Ledger) error {
+	dir := r.runDir(watcherID, runID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return l.Save(filepath.Join(dir, "ledger.json"))
+}
+
+// Finish closes the run in the history with its ledger and outcome.
+func (r *Runner) Finish(ctx context.Context, sum watchers.RunSummary) {
+	r.mu.Lock()
+	rs := r.runs[sum.RunID]
+	delete(r.runs, sum.RunID)
+	r.mu.Unlock()
+	hist := r.history(sum.Def.ID)
+	var pt, ct int
+	if rs != nil {
+		effects, _ := json.Marshal(rs.ledger.Snapshot())
+		if len(rs.ledger.Snapshot()) > 0 {
+			hist.Append(dispatch.Record{Type: dispatch.RecLedger, RunID: sum.RunID, Effects: effects})
+		}
+		pt, ct = rs.prompt, rs.complete
+	}
+	hist.Append(dispatch.Record{Type: dispatch.RecRunEnd, RunID: sum.RunID, Outcome: sum.Outcome,
+		Reason: sum.Reason, PromptTokens: pt, CompletionTokens: ct, Passes: sum.Passes,
+		DurationMs: sum.Ended.Sub(sum.Started).Milliseconds()})
+}
+
+// toolbox adapts the sandbox to the agent loop's interface.
+type toolbox struct{ b *sandbox.Box }
+
+func (t toolbox) Specs() []dispatch.ToolSpec {
+	specs := sandbox.Specs()
+	out := make([]dispatch.ToolSpec, len(specs))
+	for i, s := range specs {
+		out[i] = dispatch.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
+	}
+	return out
+}
+
+func (t toolbox) Call(ctx context.Context, name string, args json.RawMessage) (string, error) {
+	return t.b.Call(ctx, name, args)
+}

@@ -1,0 +1,90 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/tend-agent/tend/api"
+	"github.com/tend-agent/tend/dispatch"
+	"github.com/tend-agent/tend/sandbox"
+	"github.com/tend-agent/tend/watchers"
+)
+
+// Undo reverses a run's ledger (the last run that changed something when
+// runID is empty). It refuses, changing nothing, where the folder has
+// changed since the run.
+func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID string) (api.UndoResponse, error) {
+	if runID == "" {
+		id, err := r.lastUndoable(def.ID)
+		if err != nil {
+			return api.UndoResponse{}, err
+		}
+		runID = id
+	}
+	dir := r.runDir(def.ID, runID)
+	l, err := sandbox.LoadLedger(filepath.Join(dir, "ledger.json"))
+	if err != nil {
+		return api.UndoResponse{}, fmt.Errorf("run %s of %s has no ledger to undo: %w", runID, def.Name, err)
+	}
+	rep, err := sandbox.Undo(def.Path, l, sandbox.Options{Trash: r.cfg.Trash, BackupDir: dir, Now: r.cfg.Clock.Now})
+	resp := api.UndoResponse{RunID: runID, Restored: rep.Restored, Conflicts: rep.Conflicts}
+	hist := r.history(def.ID)
+	if err != nil {
+		hist.Append(dispatch.Record{Type: "undo", RunID: runID, Outcome: "refused", Reason: err.Error()})
+		return resp, err
+	}
+	hist.Append(dispatch.Record{Type: "undo", RunID: runID, Outcome: "undone",
+		Reason: fmt.Sprintf("%d change(s) reversed", len(rep.Restored))})
+	// Mark it so a second undo does not try again.
+	os.Rename(filepath.Join(dir, "ledger.json"), filepath.Join(dir, "ledger.undone.json"))
+	return resp, nil
+}
+
+func (r *Runner) lastUndoable(watcherID string) (string, error) {
+	base := filepath.Join(r.cfg.Home.Runs(), watcherID)
+	ents, err := os.ReadDir(base)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	var ids []string
+	for _, e := range ents {
+		if _, err := os.Stat(filepath.Join(base, e.Name(), "ledger.json")); err == nil {
+			ids = append(ids, e.Name())
+		}
+	}
+	sort.Strings(ids) // run ids start with a UTC timestamp
+	for i := len(ids) - 1; i >= 0; i-- {
+		l, err := sandbox.LoadLedger(filepath.Join(base, ids[i], "ledger.json"))
+		if err == nil && len(l.Snapshot()) > 0 && !l.DryRun() {
+			return ids[i], nil
+		}
+	}
+	return "", fmt.Errorf("nothing to undo: no run of this watcher changed anything (or it was undone already)")
+}
+
+// RunView is one run as the API returns it.
+type RunView struct {
+	ID      string            `json:"id"`
+	Start   *dispatch.Record  `json:"start,omitempty"`
+	End     *dispatch.Record  `json:"end,omitempty"`
+	Records []dispatch.Record `json:"records"`
+}
+
+// History returns the watcher's session, newest run first.
+func (r *Runner) History(def *watchers.Definition) (json.RawMessage, error) {
+	runs, err := dispatch.ReadHistory(r.history(def.ID).Path())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RunView, 0, len(runs))
+	for i := len(runs) - 1; i >= 0; i-- {
+		ru := runs[i]
+		out = append(out, RunView{ID: ru.ID, Start: ru.Start, End: ru.End, Records: ru.Records})
+	}
+	return json.Marshal(out)
+}

@@ -1,0 +1,128 @@
+package watchers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// errStopped is returned when the engine has already stopped.
+var errStopped = errors.New("watcher is stopping")
+
+// do runs f on the engine goroutine and waits for it.
+func (e *Engine) do(ctx context.Context, f func() error) error {
+	errc := make(chan error, 1)
+	select {
+	case e.cmds <- func() { errc <- f() }:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// State returns a copy of the runtime state.
+func (e *Engine) State(ctx context.Context) (State, error) {
+	var st State
+	err := e.do(ctx, func() error { st = e.st; st.FireTimes = nil; return nil })
+	return st, err
+}
+
+// RunNow dispatches what changed since the last run, even if nothing did.
+func (e *Engine) RunNow(ctx context.Context, dryRun bool) (string, error) {
+	var id string
+	err := e.do(ctx, func() error {
+		if e.run != nil {
+			return errBusy
+		}
+		if e.rootGone {
+			return fmt.Errorf("folder %s is missing or unreadable", e.def.Path)
+		}
+		e.stopTimer()
+		e.deb.Reset()
+		prev := e.st.Phase
+		if prev != PhaseIdle && prev != PhaseDebouncing {
+			// A manual run works on a paused watcher too; it stays paused after.
+			e.st.Phase = PhaseIdle
+		}
+		// Manual runs are not held back by the cooldown: the person asked.
+		last := e.st.LastRunEnd
+		e.st.LastRunEnd = last.AddDate(-1, 0, 0)
+		e.fireChanges(ctx, pendingRun{trigger: "manual", dryRun: dryRun || e.def.DryRun}, true)
+		e.st.LastRunEnd = last
+		if e.run == nil {
+			return fmt.Errorf("run did not start: %s", e.st.Reason)
+		}
+		id = e.run.id
+		if prev == PhasePaused || prev == PhaseExhausted {
+			e.run.resumeTo = prev
+		}
+		return nil
+	})
+	return id, err
+}
+
+// Pause stops the watcher from dispatching and cancels a run in flight.
+func (e *Engine) Pause(ctx context.Context, reason string) error {
+	return e.do(ctx, func() error {
+		if reason == "" {
+			reason = "paused by the user"
+		}
+		e.stopTimer()
+		e.deb.Reset()
+		if e.run != nil && e.run.cancel != nil {
+			e.run.cancel()
+		}
+		e.setPhase(PhasePaused, reason)
+		return nil
+	})
+}
+
+// Resume lets a paused, exhausted or failed watcher run again; reset
+// also clears its fire count.
+func (e *Engine) Resume(ctx context.Context, reset bool) error {
+	return e.do(ctx, func() error {
+		if reset {
+			e.st.FireCount = 0
+		}
+		e.st.FireTimes = nil
+		e.st.Failures = 0
+		if e.run != nil {
+			e.setPhase(PhaseProcessing, "")
+			return nil
+		}
+		if e.src == nil || e.baseline == nil {
+			e.start(ctx, true)
+			return nil
+		}
+		e.setPhase(PhaseIdle, "")
+		if len(e.dirty) > 0 || e.rescan {
+			e.fireChanges(ctx, pendingRun{trigger: "change", dryRun: e.def.DryRun}, false)
+		}
+		e.cfg.Triggers.armNext(e)
+		return nil
+	})
+}
+
+// Rebaseline takes the folder as it is now as the new baseline, so that
+// changes tend made itself (an undo) do not wake the watcher.
+func (e *Engine) Rebaseline(ctx context.Context, f func() error) error {
+	return e.do(ctx, func() error {
+		if e.run != nil {
+			return errBusy
+		}
+		ferr := f()
+		e.rescan = true
+		if err := e.refresh(ctx); err != nil {
+			return err
+		}
+		e.baseline = e.live
+		e.saveBaseline()
+		e.save()
+		return ferr
+	})
+}

@@ -1,0 +1,162 @@
+package watchers
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Provider says which model server a watcher's runs go to.
+type Provider struct {
+	Kind    string `json:"kind,omitempty"` // "ollama" (default) or "openai"
+	Model   string `json:"model,omitempty"`
+	BaseURL string `json:"baseURL,omitempty"`
+	KeyName string `json:"keyName,omitempty"`
+}
+
+// Guards keep a watcher from looping on its own changes.
+type Guards struct {
+	CooldownSeconds    int `json:"cooldownSeconds,omitempty"`    // default 10, never below 5
+	BurstThreshold     int `json:"burstThreshold,omitempty"`     // default 5 fires…
+	BurstWindowSeconds int `json:"burstWindowSeconds,omitempty"` // …within 60 s pauses
+	MaxFires           int `json:"maxFires,omitempty"`           // 0 = no limit
+	MaxFailures        int `json:"maxFailures,omitempty"`        // default 3 consecutive
+}
+
+// Tail is a log-tail verdict trigger.
+type Tail struct {
+	File           string `json:"file"`
+	OKPattern      string `json:"okPattern,omitempty"`
+	FailPattern    string `json:"failPattern,omitempty"`
+	SilenceSeconds int    `json:"silenceSeconds,omitempty"`
+}
+
+// Definition is one watcher as stored in watchers/{id}.json. A person may
+// edit that file by hand; the daemon applies edits live.
+type Definition struct {
+	ID             string    `json:"id"`
+	Name           string    `json:"name"`
+	Instructions   string    `json:"instructions"`
+	Enabled        bool      `json:"enabled"`
+	Path           string    `json:"path,omitempty"` // empty: a template
+	TemplateID     string    `json:"templateId,omitempty"`
+	Recursive      bool      `json:"recursive"`
+	IncludeHidden  bool      `json:"includeHidden"`
+	Ignore         []string  `json:"ignore,omitempty"`
+	Include        []string  `json:"include,omitempty"`
+	Exclude        []string  `json:"exclude,omitempty"`
+	Responsiveness string    `json:"responsiveness"`
+	SettleSeconds  int       `json:"settleSeconds"`
+	MaxIterations  int       `json:"maxIterations"`
+	Provider       Provider  `json:"provider"`
+	DryRun         bool      `json:"dryRun"`
+	Guards         Guards    `json:"guards"`
+	Schedule       string    `json:"schedule,omitempty"`
+	Check          string    `json:"check,omitempty"`
+	CheckTimeout   int       `json:"checkTimeoutSeconds,omitempty"`
+	Tail           *Tail     `json:"tail,omitempty"`
+	Skill          string    `json:"skill,omitempty"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+}
+
+// Tiers are the debounce windows a watcher may choose.
+var Tiers = map[string]time.Duration{
+	"fast":     200 * time.Millisecond,
+	"balanced": time.Second,
+	"patient":  3 * time.Second,
+	"relaxed":  60 * time.Second,
+	"deferred": 300 * time.Second,
+	"extended": 600 * time.Second,
+}
+
+// TierNames lists the tiers from the quickest to the slowest.
+var TierNames = []string{"fast", "balanced", "patient", "relaxed", "deferred", "extended"}
+
+const (
+	DefaultTier          = "balanced"
+	DefaultSettleSeconds = 2
+	DefaultMaxIterations = 5
+	maxWaitCap           = 15 * time.Minute
+)
+
+var nameRE = regexp.MustCompile(`^[a-z0-9_-]{1,63}$`)
+
+// ValidName reports whether s may name a watcher.
+func ValidName(s string) error {
+	if !nameRE.MatchString(s) {
+		return fmt.Errorf("invalid name %q: use 1 to 63 lowercase letters, digits, '-' or '_'", s)
+	}
+	return nil
+}
+
+// Tier returns the watcher's debounce window and max wait.
+func (d *Definition) Tier() (window, maxWait time.Duration) {
+	w, ok := Tiers[d.Responsiveness]
+	if !ok {
+		w = Tiers[DefaultTier]
+	}
+	mw := 10 * w
+	if mw > maxWaitCap {
+		mw = maxWaitCap
+	}
+	return w, mw
+}
+
+// IsTemplate reports whether the definition has no folder.
+func (d *Definition) IsTemplate() bool { return d.Path == "" }
+
+// ApplyDefaults fills the fields a hand-written file may leave out.
+func (d *Definition) ApplyDefaults() {
+	if d.Responsiveness == "" {
+		d.Responsiveness = DefaultTier
+	}
+	if d.SettleSeconds == 0 {
+		d.SettleSeconds = DefaultSettleSeconds
+	}
+	if d.MaxIterations == 0 {
+		d.MaxIterations = DefaultMaxIterations
+	}
+	if d.Provider.Kind == "" {
+		d.Provider.Kind = "ollama"
+	}
+}
+
+// Validate checks the fields that do not need the disk.
+func (d *Definition) Validate() error {
+	if err := ValidName(d.Name); err != nil {
+		return err
+	}
+	if d.ID == "" {
+		return fmt.Errorf("missing id")
+	}
+	if strings.TrimSpace(d.Instructions) == "" && d.Skill == "" {
+		return fmt.Errorf("watcher %s has no instructions: give --instructions TEXT or --skill NAME", d.Name)
+	}
+	if _, ok := Tiers[d.Responsiveness]; !ok {
+		return fmt.Errorf("unknown responsiveness %q: choose one of %s", d.Responsiveness, strings.Join(TierNames, ", "))
+	}
+	if d.Path != "" && !filepath.IsAbs(d.Path) {
+		return fmt.Errorf("path %q must be absolute", d.Path)
+	}
+	if d.SettleSeconds < 0 || d.SettleSeconds > 3600 {
+		return fmt.Errorf("settleSeconds %d out of range 0..3600", d.SettleSeconds)
+	}
+	if d.MaxIterations < 1 || d.MaxIterations > 50 {
+		return fmt.Errorf("maxIterations %d out of range 1..50", d.MaxIterations)
+	}
+	switch d.Provider.Kind {
+	case "ollama", "openai":
+	default:
+		return fmt.Errorf("unknown provider %q: use ollama or openai", d.Provider.Kind)
+	}
+	if g := d.Guards; g.CooldownSeconds != 0 && g.CooldownSeconds < 5 {
+		return fmt.Errorf("cooldownSeconds %d is below the minimum of 5", g.CooldownSeconds)
+	}
+	if d.Guards.MaxFires < 0 || d.Guards.BurstThreshold < 0 || d.Guards.BurstWindowSeconds < 0 {
+		return fmt.Errorf("guards must not be negative")
+	}
+	return nil
+}

@@ -1,0 +1,390 @@
+package watchers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tend-agent/tend/fingerprint"
+	"github.com/tend-agent/tend/internal/clock"
+	"github.com/tend-agent/tend/watchers/events"
+)
+
+// maxDirty bounds the paths remembered between two dispatches; past it
+// the engine forgets them and rebuilds the fingerprint in full, which
+// finds the same changes.
+const maxDirty = 10000
+
+// EngineConfig is what one watcher's engine needs from the daemon.
+type EngineConfig struct {
+	Def       *Definition
+	Exclude   []string // relative subtrees owned by nested watchers
+	StateDir  string
+	Clock     clock.Clock
+	Log       *slog.Logger
+	Runner    Runner
+	Slots     chan struct{} // shared limit of concurrent runs; nil = none
+	NewSource func(context.Context, events.Options) (events.Source, error)
+	Publish   func(State)
+	NewRunID  func() string
+	// Hooks for the issue-5 triggers (schedule, checks, tails) and path
+	// filters; nil when the watcher has none.
+	Triggers *Triggers
+}
+
+type timerKind int
+
+const (
+	timerNone timerKind = iota
+	timerDebounce
+	timerSettle
+	timerCooldown
+	timerRetry
+)
+
+// Engine runs one watcher: it owns the watcher's fingerprint, its event
+// source and its phase. All fields are touched only by the Run goroutine;
+// other goroutines talk to it through cmds.
+type Engine struct {
+	cfg   EngineConfig
+	def   *Definition
+	files StateFiles
+	st    State
+	log   *slog.Logger
+
+	baseline *fingerprint.Tree
+	live     *fingerprint.Tree
+	dirty    map[string]struct{}
+	rescan   bool
+	rootGone bool
+
+	deb       Debouncer
+	timer     clock.Timer
+	timerKind timerKind
+	src       events.Source
+
+	cmds    chan func()
+	runDone chan passDone
+	run     *activeRun
+	pending *pendingRun
+}
+
+// NewEngine prepares an engine; Run starts it.
+func NewEngine(cfg EngineConfig) *Engine {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.NewSource == nil {
+		cfg.NewSource = events.New
+	}
+	w, mw := cfg.Def.Tier()
+	return &Engine{
+		cfg:     cfg,
+		def:     cfg.Def,
+		files:   StateFiles{Dir: cfg.StateDir, ID: cfg.Def.ID},
+		log:     cfg.Log.With("watcher", cfg.Def.Name),
+		dirty:   map[string]struct{}{},
+		deb:     Debouncer{Window: w, MaxWait: mw},
+		cmds:    make(chan func()),
+		runDone: make(chan passDone, 1),
+	}
+}
+
+func (e *Engine) fpOptions() fingerprint.Options {
+	return fingerprint.Options{IncludeHidden: e.def.IncludeHidden, Ignore: e.def.Ignore, Exclude: e.cfg.Exclude}
+}
+
+// Run drives the watcher until ctx ends.
+func (e *Engine) Run(ctx context.Context) {
+	st, err := e.files.Load()
+	if err != nil {
+		e.log.Warn("starting with fresh runtime state", "err", err)
+	}
+	e.st = st
+	e.st.ID = e.def.ID
+	e.st.Reason = ""
+	defer e.shutdown()
+	if !e.def.Enabled {
+		e.setPhase(PhasePaused, "disabled")
+		e.loop(ctx)
+		return
+	}
+	e.start(ctx, false)
+	e.loop(ctx)
+}
+
+// start opens the event source and takes or checks the baseline. With
+// fresh set (a re-enabled watcher) the old baseline is dropped, so what
+// changed while it was off is not replayed as new work.
+func (e *Engine) start(ctx context.Context, fresh bool) {
+	e.setPhase(PhaseStarting, "")
+	if err := e.openSource(ctx); err != nil {
+		e.fail(err)
+		e.arm(timerRetry, 5*time.Second)
+		return
+	}
+	var old *fingerprint.Tree
+	if !fresh {
+		old = e.loadBaseline()
+	}
+	tree, err := fingerprint.Build(ctx, e.def.Path, e.fpOptions())
+	if err != nil {
+		e.fail(fmt.Errorf("fingerprinting %s: %w", e.def.Path, err))
+		e.arm(timerRetry, 5*time.Second)
+		return
+	}
+	e.live = tree
+	e.noteSkipped(tree)
+	if old == nil {
+		e.baseline = tree
+		e.saveBaseline()
+		e.setPhase(PhaseIdle, "")
+		e.cfg.Triggers.armNext(e)
+		return
+	}
+	e.baseline = old
+	e.setPhase(PhaseIdle, "")
+	if ch := fingerprint.Diff(e.baseline, e.live); !ch.Empty() {
+		e.log.Info("changes found since the daemon last ran", "count", ch.Len())
+		e.dispatch("startup", ch)
+	}
+	e.cfg.Triggers.armNext(e)
+}
+
+func (e *Engine) openSource(ctx context.Context) error {
+	if e.src != nil {
+		e.src.Close()
+		e.src = nil
+	}
+	root := e.def.Path
+	opts := e.fpOptions()
+	probe := fingerprint.NewMatcher(root, opts)
+	src, err := e.cfg.NewSource(ctx, events.Options{
+		Root:      root,
+		Recursive: e.def.Recursive,
+		Skip:      probe.Ignored,
+		ResumeID:  e.st.EventID,
+		Logger:    e.log,
+	})
+	if err != nil {
+		return fmt.Errorf("watching %s: %w", root, err)
+	}
+	e.src = src
+	e.st.WatchMode, e.st.WatchReason = src.Mode(), src.Reason()
+	return nil
+}
+
+func (e *Engine) loadBaseline() *fingerprint.Tree {
+	t, err := fingerprint.Load(e.files.Tree())
+	if err != nil {
+		return nil
+	}
+	if t.Root() != e.def.Path || !sameOptions(t.Options(), e.fpOptions()) {
+		return nil
+	}
+	return t
+}
+
+func sameOptions(a, b fingerprint.Options) bool {
+	return a.IncludeHidden == b.IncludeHidden &&
+		strings.Join(a.Ignore, "\x00") == strings.Join(b.Ignore, "\x00") &&
+		strings.Join(a.Exclude, "\x00") == strings.Join(b.Exclude, "\x00")
+}
+
+func (e *Engine) saveBaseline() {
+	if e.baseline == nil {
+		return
+	}
+	if err := e.baseline.Save(e.files.Tree()); err != nil {
+		e.log.Error("saving baseline", "err", err)
+	}
+	e.st.BaselineRoot = fmt.Sprintf("%016x", e.baseline.RootHash())
+	e.st.Files, e.st.Dirs = e.baseline.Counts()
+}
+
+func (e *Engine) noteSkipped(t *fingerprint.Tree) {
+	e.st.Skipped = e.st.Skipped[:0]
+	for _, s := range t.Skipped() {
+		e.st.Skipped = append(e.st.Skipped, s.Path+": "+s.Err)
+	}
+}
+
+func (e *Engine) loop(ctx context.Context) {
+	for {
+		var notices <-chan events.Notice
+		if e.src != nil {
+			notices = e.src.Notices()
+		}
+		var tc <-chan time.Time
+		if e.timer != nil {
+			tc = e.timer.C()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case n, ok := <-notices:
+			if !ok {
+				e.src = nil
+				continue
+			}
+			e.onNotice(n)
+		case <-tc:
+			k := e.timerKind
+			e.timer, e.timerKind = nil, timerNone
+			e.onTimer(ctx, k)
+		case f := <-e.cmds:
+			f()
+		case d := <-e.runDone:
+			e.onPassDone(d)
+		case t := <-e.cfg.Triggers.channel():
+			e.onTrigger(t)
+		}
+	}
+}
+
+func (e *Engine) shutdown() {
+	if e.run != nil && e.run.cancel != nil {
+		e.run.cancel()
+		<-e.runDone
+	}
+	if e.src != nil {
+		e.st.EventID = e.src.LastEventID()
+		e.src.Close()
+	}
+	e.stopTimer()
+	e.cfg.Triggers.Close()
+	e.save()
+}
+
+func (e *Engine) onNotice(n events.Notice) {
+	if n.Err != nil {
+		if events.RootGone(n.Err) {
+			e.rootGone = true
+			e.fail(fmt.Errorf("folder %s is missing or unreadable: %v (tend resumes when it is back)", e.def.Path, n.Err))
+			return
+		}
+		e.log.Warn("watch problem", "err", n.Err)
+	}
+	if n.Rescan {
+		e.rescan = true
+		e.dirty = map[string]struct{}{}
+		if e.rootGone {
+			e.rootGone = false
+			e.setPhase(PhaseIdle, "")
+		}
+	}
+	for _, p := range n.Paths {
+		rel, ok := relPath(e.def.Path, p)
+		if !ok || e.rescan {
+			continue
+		}
+		e.dirty[rel] = struct{}{}
+		if len(e.dirty) > maxDirty {
+			e.rescan = true
+			e.dirty = map[string]struct{}{}
+		}
+	}
+	e.cfg.Triggers.onPaths(e, n.Paths)
+	if len(n.Paths) == 0 && !n.Rescan {
+		return
+	}
+	switch e.st.Phase {
+	case PhaseIdle, PhaseDebouncing:
+		now := e.cfg.Clock.Now()
+		e.deb.Add(now)
+		e.setPhase(PhaseDebouncing, "")
+		e.arm(timerDebounce, e.deb.Due().Sub(now))
+	}
+}
+
+// relPath gives p relative to root with slashes, or false when p is not
+// inside root.
+func relPath(root, p string) (string, bool) {
+	if p == root {
+		return "", true
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// refresh folds the paths seen since the last look into the live tree.
+func (e *Engine) refresh(ctx context.Context) error {
+	if e.live == nil || e.rescan {
+		t, err := fingerprint.Build(ctx, e.def.Path, e.fpOptions())
+		if err != nil {
+			return fmt.Errorf("fingerprinting %s: %w", e.def.Path, err)
+		}
+		e.live, e.rescan = t, false
+		e.dirty = map[string]struct{}{}
+		e.noteSkipped(t)
+		return nil
+	}
+	paths := make([]string, 0, len(e.dirty))
+	for p := range e.dirty {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	e.dirty = map[string]struct{}{}
+	t := e.live
+	for _, p := range paths {
+		nt, err := t.Update(p)
+		if err != nil {
+			// A path we cannot update alone is found by a full build.
+			e.log.Debug("incremental update failed; rebuilding", "path", p, "err", err)
+			e.rescan = true
+			return e.refresh(ctx)
+		}
+		t = nt
+	}
+	e.live = t
+	return nil
+}
+
+func (e *Engine) arm(k timerKind, d time.Duration) {
+	e.stopTimer()
+	if d < 0 {
+		d = 0
+	}
+	e.timer, e.timerKind = e.cfg.Clock.NewTimer(d), k
+}
+
+func (e *Engine) stopTimer() {
+	if e.timer != nil {
+		e.timer.Stop()
+		e.timer, e.timerKind = nil, timerNone
+	}
+}
+
+func (e *Engine) setPhase(p Phase, reason string) {
+	e.st.Phase, e.st.Reason = p, reason
+	e.save()
+}
+
+func (e *Engine) fail(err error) {
+	e.log.Error("watcher error", "err", err)
+	e.setPhase(PhaseError, err.Error())
+}
+
+func (e *Engine) save() {
+	e.st.UpdatedAt = e.cfg.Clock.Now().UTC()
+	if err := e.files.Save(e.st); err != nil {
+		e.log.Error("saving state", "err", err)
+	}
+	if e.cfg.Publish != nil {
+		e.cfg.Publish(e.st)
+	}
+}
+
+// errBusy is returned by commands that need the watcher idle.
+var errBusy = errors.New("a run of this watcher is in progress; wait for it or pause the watcher")
