@@ -1,0 +1,143 @@
+package fingerprint
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBuildRecordsEntries(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a.txt", "dir/b.txt", "dir/sub/c.txt", "empty/")
+	if err := os.Symlink(filepath.Join(root, "dir"), filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	tr := build(t, root, Options{})
+	files, dirs := tr.Counts()
+	if files != 4 || dirs != 3 {
+		t.Errorf("Counts() = %d files, %d dirs; want 4, 3", files, dirs)
+	}
+	want := []string{"a.txt", "dir", "dir/b.txt", "dir/sub", "dir/sub/c.txt", "empty", "link"}
+	if got := paths(tr); !sameStrings(got, want) {
+		t.Errorf("entries = %v, want %v", got, want)
+	}
+	for _, c := range []struct {
+		path string
+		kind Kind
+	}{{"a.txt", KindFile}, {"dir", KindDir}, {"link", KindSymlink}, {"dir/sub/c.txt", KindFile}} {
+		e, ok := tr.Lookup(c.path)
+		if !ok || e.Kind != c.kind {
+			t.Errorf("Lookup(%q) = %+v, %v; want kind %v", c.path, e, ok, c.kind)
+		}
+	}
+	if e, _ := tr.Lookup("a.txt"); e.Size != int64(len("content of a.txt")) || e.MtimeNs == 0 {
+		t.Errorf("Lookup(a.txt) = %+v: wrong size or no mtime", e)
+	}
+	if _, ok := tr.Lookup("link/b.txt"); ok {
+		t.Error("the walk followed a symlink to a directory")
+	}
+	if tr.Root() != root {
+		t.Errorf("Root() = %q, want %q", tr.Root(), root)
+	}
+	if again := build(t, root, Options{}); again.RootHash() != tr.RootHash() {
+		t.Error("two builds of an unchanged folder give different hashes")
+	}
+}
+
+func TestEqualSubtreesHashEqual(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "x/f1", "x/d/f2", "y/f1", "y/d/f2")
+	for _, p := range []string{"x/f1", "x/d/f2", "y/f1", "y/d/f2"} {
+		touch(t, root, p, 7)
+	}
+	tr := build(t, root, Options{})
+	if tr.find("x").hash != tr.find("y").hash {
+		t.Error("identical subtrees x and y have different hashes")
+	}
+}
+
+func TestBuildBadRoot(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "file.txt")
+	for _, c := range []struct {
+		name, path, want string
+	}{
+		{"missing", filepath.Join(root, "nope"), "does not exist"},
+		{"file", filepath.Join(root, "file.txt"), "not a directory"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Build(context.Background(), c.path, Options{})
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {
+				t.Errorf("Build(%s) error = %v, want one naming the path and saying %q", c.path, err, c.want)
+			}
+		})
+	}
+	if _, err := Build(context.Background(), root, Options{Ignore: []string{"[bad"}}); err == nil {
+		t.Error("a malformed ignore pattern was accepted")
+	}
+}
+
+func TestBuildCancelled(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a/b")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Build(ctx, root, Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Build with a cancelled context: err = %v", err)
+	}
+}
+
+func TestSkippedUnreadableFolder(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "ok/a.txt", "locked/secret.txt", "locked/deeper/x")
+	hook := func(rel string) error {
+		if rel == "locked" {
+			return &fs.PathError{Op: "open", Path: filepath.Join(root, rel), Err: fs.ErrPermission}
+		}
+		return nil
+	}
+	tr := build(t, root, Options{openDirHook: hook})
+	sk := tr.Skipped()
+	if len(sk) != 1 || sk[0].Path != "locked" || sk[0].Err != "permission denied" {
+		t.Fatalf("Skipped() = %+v, want [locked: permission denied]", sk)
+	}
+	if _, ok := tr.Lookup("ok/a.txt"); !ok {
+		t.Error("the readable part of the folder was not fingerprinted")
+	}
+	if e, ok := tr.Lookup("locked"); !ok || e.Kind != KindDir {
+		t.Error("the unreadable folder itself is not recorded")
+	}
+
+	// Once readable, updating the folder brings its contents in and clears the skip.
+	tr.opts.openDirHook = nil
+	up, err := tr.Update("locked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(up.Skipped()) != 0 {
+		t.Errorf("after the folder became readable Skipped() = %+v", up.Skipped())
+	}
+	if fresh := build(t, root, Options{}); fresh.RootHash() != up.RootHash() {
+		t.Errorf("update after unlocking differs from a fresh build: %+v", Diff(fresh, up))
+	}
+}
+
+func TestSkippedRealPermission(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root: chmod 000 does not deny root (the injected-error test covers this)")
+	}
+	root := t.TempDir()
+	write(t, root, "ok/a.txt", "locked/secret.txt")
+	if err := os.Chmod(filepath.Join(root, "locked"), 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(filepath.Join(root, "locked"), 0o755) })
+	tr := build(t, root, Options{})
+	if sk := tr.Skipped(); len(sk) != 1 || sk[0].Path != "locked" {
+		t.Errorf("Skipped() = %+v, want [locked]", sk)
+	}
+}
