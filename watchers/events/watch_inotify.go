@@ -34,7 +34,10 @@ func (s *inotifySource) LastEventID() uint64 { return 0 }
 
 // New starts the platform source: inotify, falling back to polling when
 // inotify runs out of watches (ENOSPC) or instances (EMFILE), at start or
-// later, with Reason saying why.
+// later, with Reason saying why. When New returns every folder of the tree
+// is watched, so a baseline fingerprint taken afterwards misses nothing. A
+// root that is missing or unreadable is not an error: the first Notice
+// carries a RootGone error and the source waits for the folder to return.
 func New(ctx context.Context, opts Options) (Source, error) {
 	opts, err := opts.normalize()
 	if err != nil {
