@@ -163,7 +163,7 @@ func (b *Box) fileTree(ctx context.Context, raw json.RawMessage) (string, error)
 		if err != nil {
 			return err
 		}
-		indent := strings.Repeat("  ", depth)
+		indent := strings.Repeat("  ", depth+1)
 		for i, name := range names {
 			if count >= treeMaxEntries {
 				truncated = true
@@ -196,7 +196,7 @@ func (b *Box) fileTree(ctx context.Context, raw json.RawMessage) (string, error)
 		return "", describeErr(rel, err)
 	}
 	defer unix.Close(fd)
-	if err := tree(fd, 1); err != nil {
+	if err := tree(fd, 0); err != nil {
 		return "", describeErr(rel, err)
 	}
 	if truncated {

@@ -16,9 +16,24 @@ type finalState struct {
 }
 
 // finalStates folds the real (not dry-run) effects into the last recorded
-// state of every path they touch.
+// state of every path they touch. A folder moved away or deleted takes the
+// recorded states below it along (moved) or away (deleted).
 func finalStates(effects []Effect) map[string]finalState {
 	out := map[string]finalState{}
+	carry := func(from, to string) {
+		moved := map[string]finalState{}
+		for p, st := range out {
+			if p != from && within(p, from) {
+				delete(out, p)
+				if to != "" {
+					moved[to+p[len(from):]] = st
+				}
+			}
+		}
+		for p, st := range moved {
+			out[p] = st
+		}
+	}
 	for _, e := range effects {
 		if e.DryRun {
 			continue
@@ -27,8 +42,10 @@ func finalStates(effects []Effect) map[string]finalState {
 		case OpWrite, OpEdit, OpMkdir:
 			out[e.Path] = finalState{meta: e.After}
 		case OpDelete:
+			carry(e.Path, "")
 			out[e.Path] = finalState{meta: Meta{}, subtree: e.Before.Kind == "dir"}
 		case OpMove:
+			carry(e.Path, e.To)
 			out[e.Path] = finalState{meta: Meta{}, subtree: e.Before.Kind == "dir"}
 			out[e.To] = finalState{meta: e.After, subtree: e.After.Kind == "dir"}
 		case OpCopy:
