@@ -17,6 +17,10 @@ const searchDays = 9
 // result is now itself: missed runs are not made up, one run is due. The
 // result is never before now. A lastRunEnd in the future (the clock was set
 // back) is treated as now.
+//
+// Before the first run, pass Anchor(lastRunEnd, setAt) rather than a zero
+// time, so that a first daily or hourly time that passed while the caller
+// was busy or asleep is still due.
 func (s *Schedule) Next(lastRunEnd, now time.Time, loc *time.Location) time.Time {
 	if s == nil || s.kind == 0 {
 		return now
@@ -56,6 +60,18 @@ func (s *Schedule) Next(lastRunEnd, now time.Time, loc *time.Location) time.Time
 		return now
 	}
 	return later(next, now)
+}
+
+// Anchor returns what to pass to Next as lastRunEnd. Once the watcher has
+// run it is lastRunEnd. Before the first run (lastRunEnd zero) it is zero for
+// an interval, which is due at once (or when its window opens), and setAt,
+// the time the schedule was created or last changed, for daily and hourly
+// schedules, whose first run is the first scheduled time after setAt.
+func (s *Schedule) Anchor(lastRunEnd, setAt time.Time) time.Time {
+	if !lastRunEnd.IsZero() || s.IsInterval() {
+		return lastRunEnd
+	}
+	return setAt
 }
 
 func later(a, b time.Time) time.Time {
@@ -107,25 +123,40 @@ func (s *Schedule) dailyAfter(t time.Time, inclusive bool, loc *time.Location) t
 }
 
 // hourlyAfter returns the first whole minute after t (at or after t when
-// inclusive) whose local minute is in the list, on an allowed day. It steps
-// through real minutes, so every real hour counts, including the repeated
-// hour of a fall-back night and none of the skipped one.
+// inclusive) whose local minute is in the list, on an allowed day. It moves
+// through real time, so every real hour counts, including the repeated hour
+// of a fall-back night and none of the skipped one.
 func (s *Schedule) hourlyAfter(t time.Time, inclusive bool, loc *time.Location) time.Time {
 	lt := t.In(loc)
 	at := t.Add(-time.Duration(lt.Second())*time.Second - time.Duration(lt.Nanosecond()))
 	if at.Before(t) || !inclusive && at.Equal(t) {
 		at = at.Add(time.Minute)
 	}
-	want := make(map[int]bool, len(s.times))
-	for _, m := range s.times {
-		want[m] = true
-	}
-	for i := 0; i < searchDays*24*60; i++ {
+	limit := t.Add(searchDays * 24 * time.Hour)
+	for at.Before(limit) {
 		l := at.In(loc)
-		if want[l.Minute()] && s.days.has(l.Weekday()) {
+		if !s.days.has(l.Weekday()) {
+			y, m, d := l.Date()
+			at = wallTime(y, m, d+1, 0, loc)
+			continue
+		}
+		lm := l.Minute()
+		step := -1
+		for _, w := range s.times {
+			if w >= lm {
+				step = w - lm
+				break
+			}
+		}
+		if step == 0 {
 			return at
 		}
-		at = at.Add(time.Minute)
+		if step < 0 {
+			step = 60 - lm + s.times[0]
+		}
+		// Offsets change by whole hours almost everywhere, so the minute
+		// of the hour moves in step with real time; the loop re-checks.
+		at = at.Add(time.Duration(step) * time.Minute)
 	}
 	return time.Time{}
 }

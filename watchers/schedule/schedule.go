@@ -24,9 +24,11 @@
 // tomorrow" (use daily for that).
 //
 // Missed runs are never made up. The caller keeps the end time of the last
-// run and, whenever it wakes (timer, restart, resume from sleep), does:
+// run (zero before the first) and the time the schedule was set (setAt, for
+// the first run of a daily or hourly schedule; see Anchor) and, whenever it
+// wakes (timer, file event, restart, resume from sleep), does:
 //
-//	next := s.Next(lastRunEnd, now, loc)
+//	next := s.Next(s.Anchor(lastRunEnd, setAt), now, loc)
 //	if !now.Before(next) {
 //		// run once, then lastRunEnd = the moment that run ended
 //	} else {
