@@ -19,6 +19,7 @@ import (
 	"github.com/tend-agent/tend/internal/home"
 	"github.com/tend-agent/tend/sandbox"
 	"github.com/tend-agent/tend/watchers"
+	"github.com/tend-agent/tend/watchers/check"
 )
 
 // Config sets up a Runner.
@@ -205,4 +206,18 @@ func (t toolbox) Specs() []dispatch.ToolSpec {
 
 func (t toolbox) Call(ctx context.Context, name string, args json.RawMessage) (string, error) {
 	return t.b.Call(ctx, name, args)
+}
+
+// RecordCheck keeps a script check's result in the watcher's session.
+// Output that goes to the model is recorded with the run instead.
+func (r *Runner) RecordCheck(def *watchers.Definition, res check.Result) {
+	rec := dispatch.Record{Type: "check", RunID: "check-" + r.cfg.Clock.Now().UTC().Format("20060102T150405Z"),
+		Outcome: string(res.Outcome), DurationMs: res.Duration.Milliseconds()}
+	if res.Err != nil {
+		rec.Reason = res.Err.Error()
+	}
+	if res.Outcome != check.Output {
+		rec.Result = res.Stderr
+	}
+	r.history(def.ID).Append(rec)
 }

@@ -283,6 +283,11 @@ func (e *Engine) fireChanges(ctx context.Context, p pendingRun, force bool) {
 		e.setPhase(PhaseIdle, "")
 		return
 	}
+	if len(kept) == 0 && p.note == "" {
+		p.note = p.trigger + " run: nothing changed in the folder since the last run"
+	} else if len(kept) == 0 {
+		p.note += "; nothing changed in the folder since the last run"
+	}
 	e.dispatchWith(p, restrict(ch, kept))
 }
 

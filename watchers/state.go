@@ -62,6 +62,8 @@ type State struct {
 	Skipped      []string    `json:"skipped,omitempty"`
 	EventID      uint64      `json:"eventId,omitempty"`
 	NextDue      time.Time   `json:"nextDue,omitempty"`
+	LastCheckEnd time.Time   `json:"lastCheckEnd,omitempty"`
+	LastCheck    string      `json:"lastCheck,omitempty"`
 	FireTimes    []time.Time `json:"fireTimes,omitempty"`
 	UpdatedAt    time.Time   `json:"updatedAt"`
 }

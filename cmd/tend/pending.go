@@ -6,10 +6,7 @@ import (
 	"net/http"
 
 	"github.com/tend-agent/tend/internal/home"
-	"github.com/tend-agent/tend/watchers"
 )
-
-func triggersFor(h home.Home) func(*watchers.Definition) (*watchers.Triggers, error) { return nil }
 
 func webHandler(h home.Home) http.Handler { return nil }
 
