@@ -124,8 +124,9 @@ func (s *Schedule) String() string {
 	return b.String()
 }
 
-// MarshalText writes the canonical spelling (for JSON definitions).
-func (s *Schedule) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+// MarshalText writes the canonical spelling (for JSON definitions). Store a
+// *Schedule with omitempty: an empty string does not parse.
+func (s Schedule) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // UnmarshalText parses a schedule (for JSON definitions).
 func (s *Schedule) UnmarshalText(b []byte) error {
