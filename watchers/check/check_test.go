@@ -74,6 +74,22 @@ func TestRunEnvironmentAndDir(t *testing.T) {
 	}
 }
 
+func TestRunHidesAPIKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-secret")
+	t.Setenv("TEND_TEST_VISIBLE", "yes")
+	res := Run(context.Background(), Spec{Command: `printf '%s|%s' "${OPENAI_API_KEY-unset}" "$TEND_TEST_VISIBLE"`, Dir: t.TempDir()})
+	if res.Output != "unset|yes" {
+		t.Fatalf("Output = %q, want the key hidden and other variables visible", res.Output)
+	}
+}
+
+func TestRunNeedsFolder(t *testing.T) {
+	res := Run(context.Background(), Spec{Command: "true"})
+	if res.Outcome != Failed || res.Err == nil || !strings.Contains(res.Err.Error(), "no folder to run in") {
+		t.Fatalf("got %+v", res)
+	}
+}
+
 func TestRunScript(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "check.sh")

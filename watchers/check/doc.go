@@ -16,5 +16,6 @@
 //
 // The check sees TEND_WATCHER_NAME, TEND_WATCHER_STATE_DIR (a scratch folder
 // created for it and kept between runs) and TEND_WATCHER_LAST_RUN (RFC 3339,
-// empty the first time).
+// empty the first time). It inherits the daemon's environment except
+// OPENAI_API_KEY, which tend may hold as a key fallback.
 package check

@@ -53,6 +53,9 @@ func run(ctx context.Context, spec Spec) Result {
 	if err := Validate(spec); err != nil {
 		return Result{Outcome: Failed, ExitCode: -1, Err: err}
 	}
+	if spec.Dir == "" {
+		return Result{Outcome: Failed, ExitCode: -1, Err: errors.New("check has no folder to run in: attach the watcher to a folder first")}
+	}
 	if spec.Env.StateDir != "" {
 		if err := os.MkdirAll(spec.Env.StateDir, 0o700); err != nil {
 			return Result{Outcome: Failed, ExitCode: -1, Err: fmt.Errorf("creating check state folder: %w", err)}
@@ -68,7 +71,7 @@ func run(ctx context.Context, spec Spec) Result {
 		cmd = exec.CommandContext(tctx, resolve(spec.Script, spec.Dir))
 	}
 	cmd.Dir = spec.Dir
-	cmd.Env = append(os.Environ(),
+	cmd.Env = append(environ(),
 		"TEND_WATCHER_NAME="+spec.Env.Name,
 		"TEND_WATCHER_STATE_DIR="+spec.Env.StateDir,
 		"TEND_WATCHER_LAST_RUN="+lastRun(spec.Env.LastRun),
@@ -139,6 +142,21 @@ func lastLine(s string) string {
 		s = s[:300] + "..."
 	}
 	return strings.TrimSpace(s)
+}
+
+// hiddenEnv are variables of the daemon a check never sees: tend's own API
+// key fallback must not reach a script whose output goes to the model.
+var hiddenEnv = map[string]bool{"OPENAI_API_KEY": true}
+
+func environ() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !hiddenEnv[name] {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 func lastRun(t time.Time) string {
