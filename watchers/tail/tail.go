@@ -9,6 +9,12 @@
 // first, then the new one from its start) and truncation (the file shrinks:
 // reading restarts at 0). A file that does not exist yet is waited for and
 // read from its start when it appears. Nothing here starts goroutines.
+//
+// One Poll consumes every new complete line and gives at most one verdict
+// (fail beats ok), so a burst of matching lines dispatches once; Matches says
+// how many lines matched. A truncation is noticed when the file is shorter
+// than what was already read; a file truncated and refilled past that point
+// between two polls looks like growth, so poll on every file event.
 package tail
 
 import (
