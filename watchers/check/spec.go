@@ -96,8 +96,13 @@ var shellWords = map[string]bool{
 
 func validateCommand(cmd, dir string) error {
 	word := firstWord(cmd)
-	if word == "" || shellWords[word] {
-		return nil
+	if word == "" || shellWords[word] || strings.ContainsAny(word, "$`*?") {
+		return nil // a shell construct or an expansion: only the shell knows
+	}
+	if rest, ok := strings.CutPrefix(word, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			word = filepath.Join(home, rest)
+		}
 	}
 	if strings.Contains(word, "/") {
 		p := resolve(word, dir)

@@ -32,6 +32,8 @@ func TestValidate(t *testing.T) {
 		{"absolute executable", Spec{Command: exe + " --flag", Dir: dir}, ""},
 		{"relative executable", Spec{Command: "./run.sh", Dir: dir}, ""},
 		{"script", Spec{Script: exe, Dir: dir}, ""},
+		{"expansion not judged", Spec{Command: "$HOME/bin/x", Dir: dir}, ""},
+		{"tilde expanded", Spec{Command: "~/no-such-dir-xyz/x", Dir: dir}, "no-such-dir-xyz/x does not exist"},
 		{"max timeout", Spec{Command: "true", Dir: dir, Timeout: 30 * time.Minute}, ""},
 		{"missing command", Spec{Command: "no-such-tool-xyz --check", Dir: dir},
 			`check command "no-such-tool-xyz --check": "no-such-tool-xyz" is not on PATH and is not a path to an executable file: install it, or give its full path`},
