@@ -80,10 +80,10 @@ func (d *Daemon) guard(next http.Handler) http.Handler {
 		tok := ""
 		if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
 			tok = strings.TrimPrefix(h, "Bearer ")
+		} else if q := r.URL.Query().Get("token"); q != "" && r.Method == http.MethodGet {
+			tok = q // a fresh link wins over a stale cookie
 		} else if c, err := r.Cookie("tend_token"); err == nil {
 			tok = c.Value
-		} else if r.Method == http.MethodGet {
-			tok = r.URL.Query().Get("token")
 		}
 		if subtle.ConstantTimeCompare([]byte(tok), []byte(d.token)) != 1 {
 			w.Header().Set("Content-Type", "text/plain")

@@ -239,6 +239,14 @@ func (d *Daemon) hUndo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp, err := d.undo(r.Context(), r.PathValue("ref"), req.RunID)
+	if err != nil && len(resp.Conflicts) > 0 {
+		// Refused: the body names what changed since the run.
+		writeJSON(w, http.StatusConflict, struct {
+			api.Error
+			api.UndoResponse
+		}{api.Error{Error: err.Error()}, resp})
+		return
+	}
 	if err != nil {
 		var ue *userError
 		if !errors.As(err, &ue) {
