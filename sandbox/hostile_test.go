@@ -90,6 +90,9 @@ func TestHostileModel(t *testing.T) {
 			if d := diffSnapshots(outBefore, snapshot(t, e.outside)); len(d) > 0 {
 				t.Fatalf("outside changed: %v", d)
 			}
+			if data, err := os.ReadFile(filepath.Join(e.trash, "files", "a.txt")); err != nil || string(data) != "hello world" {
+				t.Fatalf("deleted a.txt is not in the trash: %q %v", data, err)
+			}
 			rep, err := Undo(e.root, e.ledger, e.opts(false))
 			if err != nil {
 				t.Fatalf("undo: %v (%+v)", err, rep)

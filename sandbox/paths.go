@@ -36,6 +36,9 @@ func cleanPath(roots []string, p string) (string, error) {
 		}
 		return "", toolErrf("path %q is outside the watched folder; use a path relative to it", p)
 	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		return "", toolErrf("path %q: \"~\" is not expanded here; paths are relative to the watched folder", p)
+	}
 	c := path.Clean(filepath.ToSlash(p))
 	if c == ".." || strings.HasPrefix(c, "../") {
 		return "", toolErrf("path %q is outside the watched folder; use a path relative to it", p)

@@ -191,9 +191,9 @@ func (b *Box) fileTree(ctx context.Context, raw json.RawMessage) (string, error)
 		}
 		return nil
 	}
-	fd, err := b.fs.open(rel, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	fd, err := b.openListable(rel)
 	if err != nil {
-		return "", describeErr(rel, err)
+		return "", err
 	}
 	defer unix.Close(fd)
 	if err := tree(fd, 0); err != nil {

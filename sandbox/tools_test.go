@@ -45,6 +45,8 @@ var toolCases = []toolCase{
 	{name: "tree root", tool: "file_tree", args: map[string]any{}, wantOut: []string{"a.txt (11 B)", "docs/", "    sub/", "      c.txt", "inlink -> docs", "+5 more"}},
 	{name: "tree sub", tool: "file_tree", args: map[string]any{"path": "docs"}, wantOut: []string{"docs/", "b.md"}},
 	{name: "tree missing", tool: "file_tree", args: map[string]any{"path": "nope"}, wantErr: "does not exist"},
+	{name: "tree of a file", tool: "file_tree", args: map[string]any{"path": "a.txt"}, wantErr: "not a folder; use file_read"},
+	{name: "read tilde", tool: "file_read", args: map[string]any{"path": "~/a.txt"}, wantErr: "not expanded"},
 	{name: "read file", tool: "file_read", args: map[string]any{"path": "a.txt"}, wantOut: []string{"hello world"}},
 	{name: "read absolute inside", tool: "file_read", args: map[string]any{"path": "@root/a.txt"}, wantOut: []string{"hello world"}},
 	{name: "read cut", tool: "file_read", args: map[string]any{"path": "big.txt"}, wantOut: []string{"cut: showed the first 15000 characters", "10000 bytes not shown"}},

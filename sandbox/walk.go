@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 
 	"golang.org/x/sys/unix"
 )
@@ -30,9 +31,9 @@ func statEntry(dirfd int, name string) walkEntry {
 // up to maxDepth levels (0: unlimited), never following links. visit
 // returns false to stop.
 func (b *Box) walk(ctx context.Context, rel string, maxDepth int, visit func(walkEntry) bool) error {
-	fd, err := b.fs.open(rel, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	fd, err := b.openListable(rel)
 	if err != nil {
-		return describeErr(rel, err)
+		return err
 	}
 	defer unix.Close(fd)
 	stop := false
@@ -67,4 +68,19 @@ func (b *Box) walk(ctx context.Context, rel string, maxDepth int, visit func(wal
 		return nil
 	}
 	return rec(fd, rel, 0)
+}
+
+// openListable opens the folder rel for listing, explaining a file given
+// where a folder is needed.
+func (b *Box) openListable(rel string) (int, error) {
+	fd, err := b.fs.open(rel, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if errors.Is(err, unix.ENOTDIR) {
+		if m, merr := metaRel(b.fs, rel, false); merr == nil && m.Exists && m.Kind != "dir" {
+			return -1, toolErrf("%q is a %s, not a folder; use file_read or file_metadata on it", shown(rel), kindName(m.Kind))
+		}
+	}
+	if err != nil {
+		return -1, describeErr(rel, err)
+	}
+	return fd, nil
 }
