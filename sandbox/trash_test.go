@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -187,5 +188,47 @@ func TestNewRejectsBadRoot(t *testing.T) {
 		if err != nil || out != "A" {
 			t.Errorf("read %s: %q %v", p, out, err)
 		}
+	}
+}
+
+// TestDefaultTrashOtherFileSystem: a folder on another file system than
+// the home trash gets its mount's $topdir/.Trash-$uid.
+func TestDefaultTrashOtherFileSystem(t *testing.T) {
+	if isDarwin {
+		t.Skip("macOS uses ~/.Trash")
+	}
+	root, err := os.MkdirTemp("/dev/shm", "tend-root-")
+	if err != nil {
+		t.Skip("no /dev/shm")
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	data := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", data)
+	if d1, _ := devOf(root); func() bool { d2, _ := devOf(data); return d1 == d2 }() {
+		t.Skip("/dev/shm is on the same file system")
+	}
+	top := mountTop(root, func() uint64 { d, _ := devOf(root); return d }())
+	want := filepath.Join(top, fmt.Sprintf(".Trash-%d", os.Getuid()))
+	if _, err := os.Lstat(want); errors.Is(err, os.ErrNotExist) {
+		t.Cleanup(func() { os.RemoveAll(want) })
+	}
+	tr, err := DefaultTrash(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, ok := tr.(FreedesktopTrash)
+	if !ok || fd.Dir != want || fd.TopDir != top {
+		t.Fatalf("trash %#v, want %s", tr, want)
+	}
+	write(t, filepath.Join(root, "a.txt"), "A")
+	e, err := tr.Put(openDirFd(t, root), "a.txt", filepath.Join(root, "a.txt"), time.Now())
+	if err != nil || e.Copied {
+		t.Fatalf("%+v %v", e, err)
+	}
+	t.Cleanup(func() { tr.Restore(e.Path, openDirFd(t, root), "a.txt") })
+	info, _ := os.ReadFile(filepath.Join(want, "info", filepath.Base(e.Path)+".trashinfo"))
+	rel, _ := filepath.Rel(top, filepath.Join(root, "a.txt"))
+	if !strings.Contains(string(info), "Path="+rel+"\n") {
+		t.Errorf("info %q should hold the path relative to %s", info, top)
 	}
 }
