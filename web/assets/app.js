@@ -158,6 +158,7 @@
         el('a', { class: 'wname', href: '#/w/' + enc(d.name) }, d.name),
         el('span', { class: 'badge-slot' }, badge(b.badge))),
       el('div', { class: 'folder' }, d.path || 'template (not attached to a folder)'),
+      d.instructions ? el('div', { class: 'instr', title: d.instructions }, d.instructions) : null,
       el('div', { class: 'meta' },
         el('span', { class: 'fires' }, plural(b.fires || 0, 'fire')),
         el('span', { class: 'sep' }, '·'),
@@ -273,7 +274,8 @@
     if (!box || page.name !== name) return;
     clear(box);
     runs = runs || [];
-    box.append(runs.length ? runs.map(renderRun) : el('p', { class: 'muted' }, 'No runs yet.'));
+    if (runs.length) box.append(...runs.map(renderRun));
+    else box.append(el('p', { class: 'muted' }, 'No runs yet.'));
     const count = box.previousElementSibling && box.previousElementSibling.querySelector('.count');
     if (count) count.textContent = String(runs.length);
   }
