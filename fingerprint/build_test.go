@@ -141,3 +141,17 @@ func TestSkippedRealPermission(t *testing.T) {
 		t.Errorf("Skipped() = %+v, want [locked]", sk)
 	}
 }
+
+func TestKindText(t *testing.T) {
+	for k := KindFile; k <= KindOther; k++ {
+		b, _ := k.MarshalText()
+		var back Kind
+		if err := back.UnmarshalText(b); err != nil || back != k {
+			t.Errorf("kind %d: %q round-trips to %d (%v)", k, b, back, err)
+		}
+	}
+	var k Kind
+	if err := k.UnmarshalText([]byte("blob")); err == nil {
+		t.Error("an unknown kind name was accepted")
+	}
+}

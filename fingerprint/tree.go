@@ -2,6 +2,7 @@ package fingerprint
 
 import (
 	"encoding/binary"
+	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -33,6 +34,20 @@ func (k Kind) String() string {
 		return "other"
 	}
 	return "unknown"
+}
+
+// MarshalText writes the kind's name, so JSON shows "file", "dir"...
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind's name.
+func (k *Kind) UnmarshalText(b []byte) error {
+	for c := KindFile; c <= KindOther; c++ {
+		if c.String() == string(b) {
+			*k = c
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown entry kind %q (want file, dir, symlink or other)", b)
 }
 
 // Entry is the recorded metadata of one path in a tree.

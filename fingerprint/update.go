@@ -72,7 +72,7 @@ func (t *Tree) Update(rel string) (*Tree, error) {
 			remove = true
 		} else {
 			nd = node{name: name, kind: kind, size: size, mtime: mtime}
-			w := newWalker(context.Background(), t.match, t.opts.openDirHook)
+			w := newWalker(context.Background(), t.root, t.match, t.opts.openDirHook)
 			switch {
 			case kind != KindDir:
 				nd.hash = leafHash(kind, size, mtime)
@@ -93,7 +93,12 @@ func (t *Tree) Update(rel string) (*Tree, error) {
 					return !kept || nd.kids.list[k].kind != KindDir
 				}
 			default:
-				_ = w.fillDir(abs, target, &nd)
+				if fd, err := w.openDir(unix.AT_FDCWD, abs, target); err != nil {
+					w.openFailed(target, err)
+					nd.hash = dirHash(nil)
+				} else {
+					_ = w.fillDir(fd, target, &nd)
+				}
 				df, dd = int(w.files.Load()), int(w.dirs.Load())+1
 			}
 			skips = w.sortedSkips()
@@ -152,9 +157,15 @@ func (t *Tree) Update(rel string) (*Tree, error) {
 // subdirectories walked, known subdirectories kept with their subtrees. It
 // fills nd and returns the change in counts below it.
 func (t *Tree) rescanDir(w *walker, abs, rel string, old, nd *node) (df, dd int) {
-	kids, err := w.readDir(abs, rel)
-	if err != nil && !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) {
-		w.skip(rel, err)
+	fd, err := w.openDir(unix.AT_FDCWD, abs, rel)
+	var kids []node
+	if err == nil {
+		kids, err = w.readDir(fd, rel)
+		defer unix.Close(fd)
+	}
+	if err != nil {
+		w.openFailed(rel, err)
+		kids = nil
 	}
 	for i := range kids {
 		c := &kids[i]
@@ -165,7 +176,14 @@ func (t *Tree) rescanDir(w *walker, abs, rel string, old, nd *node) (df, dd int)
 			c.kids, c.hash = old.kids.list[j].kids, old.kids.list[j].hash
 			continue
 		}
-		_ = w.fillDir(abs+"/"+c.name, joinRel(rel, c.name), c)
+		crel := joinRel(rel, c.name)
+		cfd, err := w.openDir(fd, c.name, crel)
+		if err != nil {
+			w.openFailed(crel, err)
+			c.hash = dirHash(nil)
+			continue
+		}
+		_ = w.fillDir(cfd, crel, c)
 	}
 	if len(kids) > 0 {
 		nd.kids = &dirKids{list: kids}

@@ -44,8 +44,12 @@ func Build(ctx context.Context, root string, opts Options) (*Tree, error) {
 	}
 	t := &Tree{root: abs, opts: cloneOptions(opts), match: m}
 	t.top = node{kind: KindDir, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	w := newWalker(ctx, m, opts.openDirHook)
-	if err := w.fillDir(abs, "", &t.top); err != nil {
+	w := newWalker(ctx, abs, m, opts.openDirHook)
+	fd, err := w.openDir(unix.AT_FDCWD, abs, "")
+	if err != nil {
+		return nil, fmt.Errorf("fingerprinting %s: %w", abs, err)
+	}
+	if err := w.fillDir(fd, "", &t.top); err != nil {
 		return nil, fmt.Errorf("fingerprinting %s: %w", abs, err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -79,6 +83,7 @@ func readTendIgnore(root string) ([]string, error) {
 // walker is the state of one parallel walk.
 type walker struct {
 	ctx   context.Context
+	root  string
 	m     *matcher
 	hook  func(rel string) error
 	sem   chan struct{} // tokens for extra goroutines
@@ -93,9 +98,9 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }
 
 var namePool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
-func newWalker(ctx context.Context, m *matcher, hook func(string) error) *walker {
+func newWalker(ctx context.Context, root string, m *matcher, hook func(string) error) *walker {
 	n := 2*runtime.GOMAXPROCS(0) - 1
-	return &walker{ctx: ctx, m: m, hook: hook, sem: make(chan struct{}, n)}
+	return &walker{ctx: ctx, root: root, m: m, hook: hook, sem: make(chan struct{}, n)}
 }
 
 func (w *walker) skip(rel string, err error) {
@@ -119,40 +124,122 @@ func describeErr(err error) string {
 	return err.Error()
 }
 
-// fillDir reads the directory abs (relative path rel) and sets n's children,
-// recursively, and its hash. n's own metadata is already set. Only an error
-// on the root itself is returned; below it errors become skips.
-func (w *walker) fillDir(abs, rel string, n *node) error {
+// openDir opens the directory name relative to dirfd (unix.AT_FDCWD for an
+// absolute name). Below the root a final symlink is never followed.
+func (w *walker) openDir(dirfd int, name, rel string) (int, error) {
+	if w.hook != nil {
+		if err := w.hook(rel); err != nil {
+			return -1, err
+		}
+	}
+	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
+	if rel != "" {
+		flags |= unix.O_NOFOLLOW
+	}
+	for {
+		fd, err := unix.Openat(dirfd, name, flags, 0)
+		if err == nil {
+			return fd, nil
+		}
+		if err != unix.EINTR {
+			return -1, &fs.PathError{Op: "open", Path: w.abs(rel), Err: err}
+		}
+	}
+}
+
+func (w *walker) abs(rel string) string {
+	if rel == "" {
+		return w.root
+	}
+	return w.root + "/" + rel
+}
+
+// openFailed records why a subdirectory could not be opened; one that
+// vanished meanwhile is simply left empty.
+func (w *walker) openFailed(rel string, err error) {
+	if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP) {
+		w.skip(rel, err)
+	}
+}
+
+// maxEagerOpen bounds how many subdirectories are opened relative to their
+// parent's descriptor before it is closed (saving a path lookup each); in
+// wider directories they are opened by path.
+const maxEagerOpen = 64
+
+// fillDir reads the open directory fd (and closes it), sets n's children
+// recursively and its hash. n's own metadata is already set. Only an error
+// reading the root itself is returned; below it errors become skips.
+func (w *walker) fillDir(fd int, rel string, n *node) error {
 	if w.ctx.Err() != nil {
+		unix.Close(fd)
 		return nil
 	}
-	kids, err := w.readDir(abs, rel)
+	kids, err := w.readDir(fd, rel)
 	if err != nil {
+		unix.Close(fd)
 		if rel == "" {
 			return err
 		}
-		if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) {
-			w.skip(rel, err)
+		w.openFailed(rel, err)
+		kids = nil
+	}
+	ndirs := 0
+	for i := range kids {
+		if kids[i].kind == KindDir {
+			ndirs++
 		}
 	}
+	var fdBuf [maxEagerOpen]int32
+	fds := fdBuf[:0]
+	if err == nil {
+		if ndirs <= maxEagerOpen {
+			for i := range kids {
+				if kids[i].kind != KindDir {
+					continue
+				}
+				crel := joinRel(rel, kids[i].name)
+				cfd, err := w.openDir(fd, kids[i].name, crel)
+				if err != nil {
+					w.openFailed(crel, err)
+				}
+				fds = append(fds, int32(cfd))
+			}
+		}
+		unix.Close(fd)
+	}
 	var wg sync.WaitGroup
+	d := 0
 	for i := range kids {
-		if kids[i].kind != KindDir {
+		c := &kids[i]
+		if c.kind != KindDir {
 			continue
 		}
-		cabs := abs + "/" + kids[i].name
-		crel := joinRel(rel, kids[i].name)
-		c := &kids[i]
+		crel := joinRel(rel, c.name)
+		var cfd int
+		if d < len(fds) {
+			cfd = int(fds[d])
+		} else {
+			var err error
+			if cfd, err = w.openDir(unix.AT_FDCWD, w.abs(crel), crel); err != nil {
+				w.openFailed(crel, err)
+			}
+		}
+		d++
+		if cfd < 0 {
+			c.hash = dirHash(nil)
+			continue
+		}
 		select {
 		case w.sem <- struct{}{}:
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_ = w.fillDir(cabs, crel, c)
+				_ = w.fillDir(cfd, crel, c)
 				<-w.sem
 			}()
 		default:
-			_ = w.fillDir(cabs, crel, c)
+			_ = w.fillDir(cfd, crel, c)
 		}
 	}
 	wg.Wait()
@@ -163,31 +250,16 @@ func (w *walker) fillDir(abs, rel string, n *node) error {
 	return nil
 }
 
-// readDir lists and lstats one directory's entries, leaving out ignored ones,
-// sorted by name. Directory children have no hash yet.
-func (w *walker) readDir(abs, rel string) ([]node, error) {
-	if w.hook != nil {
-		if err := w.hook(rel); err != nil {
-			return nil, err
-		}
-	}
-	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
-	if rel != "" {
-		flags |= unix.O_NOFOLLOW
-	}
-	fd, err := openRetry(abs, flags)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: abs, Err: err}
-	}
-	defer unix.Close(fd)
-
+// readDir lists and lstats the entries of the open directory fd, leaving out
+// ignored ones, sorted by name. Directory children have no hash yet.
+func (w *walker) readDir(fd int, rel string) ([]node, error) {
 	bp := bufPool.Get().(*[]byte)
 	np := namePool.Get().(*[]byte)
 	names, err := readNames(fd, *bp, (*np)[:0])
 	bufPool.Put(bp)
 	defer func() { *np = names[:0]; namePool.Put(np) }()
 	if err != nil {
-		return nil, &fs.PathError{Op: "readdirent", Path: abs, Err: err}
+		return nil, &fs.PathError{Op: "readdirent", Path: w.abs(rel), Err: err}
 	}
 	if len(names) == 0 {
 		return nil, nil
@@ -218,7 +290,7 @@ func (w *walker) readDir(abs, rel string) ([]node, error) {
 			if errors.Is(err, unix.ENOENT) {
 				continue // removed while we read
 			}
-			return nil, &fs.PathError{Op: "lstat", Path: abs + "/" + name, Err: err}
+			return nil, &fs.PathError{Op: "lstat", Path: w.abs(joinRel(rel, name)), Err: err}
 		}
 		kind, size, mtime := fromStat(&st)
 		if needRel && w.m.skipEntry(joinRel(rel, name), name, kind == KindDir) {
@@ -237,15 +309,6 @@ func (w *walker) readDir(abs, rel string) ([]node, error) {
 	w.dirs.Add(dirs)
 	slices.SortFunc(kids, func(a, b node) int { return strings.Compare(a.name, b.name) })
 	return kids, nil
-}
-
-func openRetry(p string, flags int) (int, error) {
-	for {
-		fd, err := unix.Open(p, flags, 0)
-		if err != unix.EINTR {
-			return fd, err
-		}
-	}
 }
 
 // fromStat converts lstat results to the tree's metadata.
