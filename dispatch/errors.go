@@ -14,6 +14,7 @@ const (
 	FailAuth          = "auth"            // 401/403: the key is missing or wrong
 	FailModelNotFound = "model-not-found" // 404 for the model
 	FailNoModel       = "no-model"        // no model set and none suitable on the server
+	FailNoTools       = "no-tools"        // the model cannot call tools
 	FailServer        = "server"          // 5xx or another unexpected status
 	FailMalformed     = "malformed"       // the stream could not be read
 	FailCanceled      = "canceled"        // the context ended

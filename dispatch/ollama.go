@@ -190,6 +190,9 @@ func (p *ollamaProvider) wrap(ctx context.Context, err error) error {
 	case errors.As(err, &se) && se.StatusCode == http.StatusNotFound:
 		pe.Kind = FailModelNotFound
 		pe.Msg = fmt.Sprintf("model %s not found on the server: pull it (`ollama pull %s`) or choose another with --model", p.model, p.model)
+	case errors.As(err, &se) && se.StatusCode == http.StatusBadRequest && strings.Contains(se.ErrorMessage, "does not support tools"):
+		pe.Kind = FailNoTools
+		pe.Msg = fmt.Sprintf("model %s cannot call tools: choose a tool-capable model with --model (for example qwen3:8b)", p.model)
 	case errors.As(err, &se):
 		pe.Kind = FailServer
 		pe.Msg = fmt.Sprintf("the Ollama server at %s failed with status %d", p.base, se.StatusCode)

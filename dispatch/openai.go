@@ -173,11 +173,16 @@ func (p *openaiProvider) wrap(ctx context.Context, err error) error {
 		pe.Err = fmt.Errorf("status %d: %s", ae.StatusCode, truncate(redact(errors.New(ae.Message), p.key).Error(), 200))
 		switch {
 		case ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden:
+			// The server's text may quote part of the key: leave it out.
+			pe.Err = fmt.Errorf("status %d", ae.StatusCode)
 			pe.Kind = FailAuth
 			pe.Msg = fmt.Sprintf("the server at %s refused the API key: set it with `tend key set %s`", p.base, p.keyName)
-		case ae.StatusCode == http.StatusNotFound:
+		case ae.StatusCode == http.StatusNotFound && (ae.Code == "model_not_found" || strings.Contains(strings.ToLower(ae.Message), "model")):
 			pe.Kind = FailModelNotFound
 			pe.Msg = fmt.Sprintf("model %s not found on the server at %s: choose another with --model", p.model, p.base)
+		case ae.StatusCode == http.StatusNotFound:
+			pe.Kind = FailServer
+			pe.Msg = fmt.Sprintf("the server at %s answered 404: is the base URL right? it usually ends in /v1", p.base)
 		default:
 			pe.Kind = FailServer
 			pe.Msg = fmt.Sprintf("the server at %s failed with status %d", p.base, ae.StatusCode)

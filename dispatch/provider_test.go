@@ -337,3 +337,24 @@ func TestKeyringEnvFallback(t *testing.T) {
 		t.Fatalf("Get without env: %v", err)
 	}
 }
+
+func TestProviderMisconfiguration(t *testing.T) {
+	t.Run("ollama model without tools", func(t *testing.T) {
+		srv := modeltest.NewOllama(t, modeltest.Sequence(modeltest.Error(400, "registry.ollama.ai/library/gemma3:4b does not support tools")))
+		p := newProvider(t, dispatch.ProviderConfig{Model: "qwen3:8b", BaseURL: srv.URL})
+		_, err := p.Chat(context.Background(), []dispatch.Message{{Role: "user", Content: "hi"}}, testTools)
+		var pe *dispatch.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != dispatch.FailNoTools || !strings.Contains(err.Error(), "cannot call tools") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("openai base URL without /v1", func(t *testing.T) {
+		srv := modeltest.NewOpenAI(t, nil)
+		p := newProvider(t, dispatch.ProviderConfig{Kind: "openai", Model: "gpt-test", BaseURL: srv.URL})
+		_, err := p.Chat(context.Background(), []dispatch.Message{{Role: "user", Content: "hi"}}, testTools)
+		var pe *dispatch.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != dispatch.FailServer || !strings.Contains(err.Error(), "ends in /v1") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
