@@ -18,6 +18,7 @@ func TestHandlerServesTheEmbeddedApp(t *testing.T) {
 		{"GET", "/", 200, "text/html", `<script src="app.js"`},
 		{"GET", "/index.html", 200, "text/html", `id="app"`},
 		{"GET", "/app.js", 200, "javascript", "EventSource"},
+		{"GET", "/render.js", 200, "javascript", "renderRun"},
 		{"GET", "/style.css", 200, "text/css", ".badge"},
 		{"HEAD", "/", 200, "text/html", ""},
 		{"GET", "/nothing-here.js", 404, "", ""},
@@ -58,14 +59,19 @@ func TestHandlerServesTheEmbeddedApp(t *testing.T) {
 // The page must never turn data into markup: no innerHTML, outerHTML,
 // insertAdjacentHTML or document.write anywhere in the script.
 func TestScriptNeverParsesDataAsHTML(t *testing.T) {
-	rec := httptest.NewRecorder()
-	web.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/app.js", nil))
-	js := rec.Body.String()
-	for _, bad := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("} {
-		if strings.Contains(js, bad) {
-			t.Errorf("app.js uses %s: build nodes with textContent instead", bad)
+	var all string
+	for _, name := range []string{"app.js", "render.js"} {
+		rec := httptest.NewRecorder()
+		web.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/"+name, nil))
+		js := rec.Body.String()
+		for _, bad := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("} {
+			if strings.Contains(js, bad) {
+				t.Errorf("%s uses %s: build nodes with text nodes instead", name, bad)
+			}
 		}
+		all += js
 	}
+	js := all
 	if !strings.Contains(js, "'X-Tend'") || !strings.Contains(js, "credentials: 'same-origin'") {
 		t.Error("app.js must send X-Tend and same-origin credentials with its requests")
 	}
