@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/tend-agent/tend/api"
 	"github.com/tend-agent/tend/dispatch"
@@ -34,6 +35,10 @@ func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID strin
 	rep, err := sandbox.Undo(def.Path, l, sandbox.Options{Trash: r.cfg.Trash, BackupDir: dir, Now: r.cfg.Clock.Now})
 	resp := api.UndoResponse{RunID: runID, Restored: rep.Restored, Conflicts: rep.Conflicts}
 	hist := r.history(def.ID)
+	if err != nil && len(rep.Conflicts) > 0 {
+		// Clients may only show the error: it names what differs.
+		err = fmt.Errorf("%w:\n  %s", err, strings.Join(rep.Conflicts, "\n  "))
+	}
 	if err != nil {
 		hist.Append(dispatch.Record{Type: "undo", RunID: runID, Outcome: "refused", Reason: err.Error()})
 		return resp, err
