@@ -97,7 +97,9 @@ func (t *Tree) Update(rel string) (*Tree, error) {
 					w.openFailed(target, err)
 					nd.hash = dirHash(nil)
 				} else {
-					_ = w.fillDir(fd, target, &nd)
+					if err := w.fillDir(fd, target, &nd); err != nil {
+						w.openFailed(target, err)
+					}
 				}
 				df, dd = int(w.files.Load()), int(w.dirs.Load())+1
 			}
@@ -183,7 +185,9 @@ func (t *Tree) rescanDir(w *walker, abs, rel string, old, nd *node) (df, dd int)
 			c.hash = dirHash(nil)
 			continue
 		}
-		_ = w.fillDir(cfd, crel, c)
+		if err := w.fillDir(cfd, crel, c); err != nil {
+			w.openFailed(crel, err)
+		}
 	}
 	if len(kids) > 0 {
 		nd.kids = &dirKids{list: kids}

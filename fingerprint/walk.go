@@ -82,13 +82,20 @@ func readTendIgnore(root string) ([]string, error) {
 
 // walker is the state of one parallel walk.
 type walker struct {
-	ctx   context.Context
-	root  string
-	m     *matcher
-	hook  func(rel string) error
-	sem   chan struct{} // tokens for extra goroutines
-	files atomic.Int64
-	dirs  atomic.Int64
+	ctx     context.Context
+	root    string
+	m       *matcher
+	hook    func(rel string) error
+	workers int
+
+	// The shared stack of directories to read, guarded by mu.
+	cond    *sync.Cond
+	stack   []dirJob
+	pending int     // directories on the stack or being read
+	done    []*node // directories read, parents before children
+	topErr  error
+	files   atomic.Int64
+	dirs    atomic.Int64
 
 	mu    sync.Mutex
 	skips []Skip
@@ -99,8 +106,9 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }
 var namePool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
 func newWalker(ctx context.Context, root string, m *matcher, hook func(string) error) *walker {
-	n := 2*runtime.GOMAXPROCS(0) - 1
-	return &walker{ctx: ctx, root: root, m: m, hook: hook, sem: make(chan struct{}, n)}
+	w := &walker{ctx: ctx, root: root, m: m, hook: hook, workers: 2 * runtime.GOMAXPROCS(0)}
+	w.cond = sync.NewCond(&w.mu)
+	return w
 }
 
 func (w *walker) skip(rel string, err error) {
@@ -164,25 +172,109 @@ func (w *walker) openFailed(rel string, err error) {
 
 // maxEagerOpen bounds how many subdirectories are opened relative to their
 // parent's descriptor before it is closed (saving a path lookup each); in
-// wider directories they are opened by path.
+// wider directories they are opened by path when their turn comes.
 const maxEagerOpen = 64
 
-// fillDir reads the open directory fd (and closes it), sets n's children
-// recursively and its hash. n's own metadata is already set. Only an error
-// reading the root itself is returned; below it errors become skips.
+// dirJob is a directory waiting to be read: its node (inside its parent's
+// children, which no longer move), its relative path and, when it was
+// opened already, its descriptor (-1 otherwise).
+type dirJob struct {
+	n   *node
+	rel string
+	fd  int
+}
+
+// fillDir reads the open directory fd (and closes it) and everything below
+// it, with a pool of workers sharing one stack of directories to read, then
+// hashes the directories bottom-up. n's own metadata is already set. Only
+// an error reading n itself is returned; below it errors become skips.
 func (w *walker) fillDir(fd int, rel string, n *node) error {
+	w.stack = append(w.stack[:0], dirJob{n: n, rel: rel, fd: fd})
+	w.pending = 1
+	w.done = w.done[:0]
+	w.topErr = nil
+	workers := w.workers
+	var wg sync.WaitGroup
+	for i := 1; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.work(rel)
+		}()
+	}
+	w.work(rel)
+	wg.Wait()
+	// Every directory was read after its parent, so in reverse order each
+	// one's subdirectories are hashed before it.
+	for i := len(w.done) - 1; i >= 0; i-- {
+		d := w.done[i]
+		d.hash = dirHash(d.children())
+	}
+	return w.topErr
+}
+
+// work takes directories off the shared stack until none are left.
+func (w *walker) work(top string) {
+	var subs []dirJob
+	w.mu.Lock()
+	for {
+		for len(w.stack) == 0 && w.pending > 0 {
+			w.cond.Wait()
+		}
+		if w.pending == 0 {
+			w.mu.Unlock()
+			return
+		}
+		job := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		w.mu.Unlock()
+
+		subs = w.readJob(job, job.rel == top, subs[:0])
+
+		w.mu.Lock()
+		w.done = append(w.done, job.n)
+		w.stack = append(w.stack, subs...)
+		w.pending += len(subs) - 1
+		switch {
+		case w.pending == 0:
+			w.cond.Broadcast()
+		case len(subs) > 1:
+			w.cond.Broadcast()
+		case len(subs) == 1:
+			w.cond.Signal()
+		}
+	}
+}
+
+// readJob reads one directory, sets its children and returns the jobs for
+// its subdirectories, appended to subs.
+func (w *walker) readJob(job dirJob, isTop bool, subs []dirJob) []dirJob {
+	fd := job.fd
+	if fd < 0 {
+		var err error
+		if fd, err = w.openDir(unix.AT_FDCWD, w.abs(job.rel), job.rel); err != nil {
+			w.openFailed(job.rel, err)
+			return subs
+		}
+	}
 	if w.ctx.Err() != nil {
 		unix.Close(fd)
-		return nil
+		return subs
 	}
-	kids, err := w.readDir(fd, rel)
+	kids, err := w.readDir(fd, job.rel)
 	if err != nil {
 		unix.Close(fd)
-		if rel == "" {
-			return err
+		if isTop {
+			w.mu.Lock()
+			w.topErr = err
+			w.mu.Unlock()
+		} else {
+			w.openFailed(job.rel, err)
 		}
-		w.openFailed(rel, err)
-		kids = nil
+		return subs
+	}
+	if len(kids) > 0 {
+		job.n.kids = &dirKids{list: kids}
 	}
 	ndirs := 0
 	for i := range kids {
@@ -190,64 +282,26 @@ func (w *walker) fillDir(fd int, rel string, n *node) error {
 			ndirs++
 		}
 	}
-	var fdBuf [maxEagerOpen]int32
-	fds := fdBuf[:0]
-	if err == nil {
-		if ndirs <= maxEagerOpen {
-			for i := range kids {
-				if kids[i].kind != KindDir {
-					continue
-				}
-				crel := joinRel(rel, kids[i].name)
-				cfd, err := w.openDir(fd, kids[i].name, crel)
-				if err != nil {
-					w.openFailed(crel, err)
-				}
-				fds = append(fds, int32(cfd))
-			}
-		}
-		unix.Close(fd)
-	}
-	var wg sync.WaitGroup
-	d := 0
+	eager := ndirs <= maxEagerOpen
 	for i := range kids {
 		c := &kids[i]
 		if c.kind != KindDir {
 			continue
 		}
-		crel := joinRel(rel, c.name)
-		var cfd int
-		if d < len(fds) {
-			cfd = int(fds[d])
-		} else {
+		crel := joinRel(job.rel, c.name)
+		cfd := -1
+		if eager {
 			var err error
-			if cfd, err = w.openDir(unix.AT_FDCWD, w.abs(crel), crel); err != nil {
+			if cfd, err = w.openDir(fd, c.name, crel); err != nil {
 				w.openFailed(crel, err)
+				c.hash = dirHash(nil)
+				continue
 			}
 		}
-		d++
-		if cfd < 0 {
-			c.hash = dirHash(nil)
-			continue
-		}
-		select {
-		case w.sem <- struct{}{}:
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_ = w.fillDir(cfd, crel, c)
-				<-w.sem
-			}()
-		default:
-			_ = w.fillDir(cfd, crel, c)
-		}
+		subs = append(subs, dirJob{n: c, rel: crel, fd: cfd})
 	}
-	wg.Wait()
-	if len(kids) > 0 {
-		n.kids = &dirKids{list: kids}
-	}
-	n.hash = dirHash(kids)
-	return nil
+	unix.Close(fd)
+	return subs
 }
 
 // readDir lists and lstats the entries of the open directory fd, leaving out
