@@ -3,11 +3,14 @@ package fingerprint
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tend-agent/tend/fingerprint/internal/treegen"
 )
 
 func TestBuildRecordsEntries(t *testing.T) {
@@ -153,5 +156,54 @@ func TestKindText(t *testing.T) {
 	var k Kind
 	if err := k.UnmarshalText([]byte("blob")); err == nil {
 		t.Error("an unknown kind name was accepted")
+	}
+}
+
+// TestBuildMatchesReferenceWalk compares a parallel build of a generated
+// tree, and of a folder wider than maxEagerOpen, with a plain sequential
+// walk.
+func TestBuildMatchesReferenceWalk(t *testing.T) {
+	root := t.TempDir()
+	if _, _, err := treegen.Generate(root, 3000, 7); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < maxEagerOpen+6; i++ {
+		write(t, root, fmt.Sprintf("wide/d%03d/f", i))
+	}
+	tr := build(t, root, Options{})
+	want := map[string]Entry{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == root {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		k := KindFile
+		if fi.IsDir() {
+			k = KindDir
+		}
+		want[rel] = Entry{Path: rel, Kind: k, Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano()}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	tr.Walk(func(e Entry) bool {
+		got++
+		w, ok := want[e.Path]
+		if !ok || w.Kind != e.Kind || w.MtimeNs != e.MtimeNs || (e.Kind == KindFile && w.Size != e.Size) {
+			t.Errorf("entry %+v, reference walk has %+v", e, w)
+		}
+		return true
+	})
+	if got != len(want) {
+		t.Errorf("tree has %d entries, reference walk %d", got, len(want))
+	}
+	if f, d := tr.Counts(); f+d != len(want) {
+		t.Errorf("Counts() = %d+%d, want %d in all", f, d, len(want))
 	}
 }
