@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/tend-agent/tend/api"
 )
@@ -19,6 +20,10 @@ import (
 func Run(ctx context.Context, c *api.Client, opts Options) error {
 	return run(ctx, c, opts)
 }
+
+// ran is set by the first Run: fyne.io/systray keeps global state and
+// cannot start twice in one process.
+var ran atomic.Bool
 
 type app struct {
 	c       daemonAPI
@@ -42,18 +47,22 @@ func run(ctx context.Context, c daemonAPI, opts Options) error {
 		}
 		return err
 	}
+	if ran.Swap(true) {
+		return errors.New("the tray already ran in this process (fyne.io/systray starts once); restart tend to show it again")
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	a := &app{c: c, opts: opts, log: opts.Log, updates: make(chan func(*state), 64), clicks: make(chan click, 8)}
 	loopDone := make(chan struct{})
+	started := make(chan struct{})
 	stop := startNative(func() {
 		v := newView(ctx, a.clicks, 0)
 		go func() {
-			a.loop(ctx, v)
+			a.loop(ctx, v, started)
 			close(loopDone)
 			quitNative()
 		}()
-	})
+	}, started)
 	<-loopDone
 	stop()
 	return nil
@@ -69,7 +78,7 @@ func (a *app) viewerOK() bool {
 
 // loop owns the state and the view: it folds in what the follower sends,
 // re-renders, and turns clicks into actions.
-func (a *app) loop(ctx context.Context, v *view) {
+func (a *app) loop(ctx context.Context, v *view, started <-chan struct{}) {
 	st := newState()
 	st.folders = a.opts.OpenFolder != nil
 	v.render(Build(st.snapshot()))
@@ -83,6 +92,10 @@ func (a *app) loop(ctx context.Context, v *view) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-started:
+			started = nil
+			v.resetIcon()
+			v.render(Build(st.snapshot()))
 		case f := <-a.updates:
 			f(st)
 		drain:

@@ -173,6 +173,9 @@ func (v *view) render(m Menu) {
 	}
 }
 
+// resetIcon makes the next render set the icon and tooltip again.
+func (v *view) resetIcon() { v.icon, v.tip = "", "" }
+
 func (v *view) freeSlot() int {
 	for i, s := range v.slots {
 		if s.id == "" {
@@ -202,17 +205,22 @@ func (v *view) action(c click) (Action, bool) {
 }
 
 // startNative shows the icon and calls ready once the menu items may be
-// created. It returns the function that removes the icon. On macOS it
-// must be called on the main thread and blocks until systray.Quit.
-func startNative(ready func()) (stop func()) {
+// created; started is closed once the native side is fully up (on Linux,
+// icon and tooltip set while it was exporting itself can be lost, so the
+// view sets them again then). It returns the function that removes the
+// icon. On macOS it must be called on the main thread and blocks until
+// systray.Quit.
+func startNative(ready func(), started chan<- struct{}) (stop func()) {
 	systray.SetIcon(Icon(Failing))
 	if runtime.GOOS == "darwin" {
+		close(started)
 		systray.Run(ready, nil)
 		return func() {}
 	}
 	systray.SetTitle("tend") // also the item's Id on D-Bus
 	start, end := systray.RunWithExternalLoop(ready, nil)
 	start()
+	close(started)
 	return func() {
 		defer func() { recover() }() // systray closes a connection it may not have made
 		end()
