@@ -148,3 +148,26 @@ func TestValidatePattern(t *testing.T) {
 		}
 	}
 }
+
+func TestMatcherAgreesWithTree(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, TendIgnoreFile), []byte("*.tmp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Ignore: []string{"build/"}, Exclude: []string{"Projects"}}
+	tr := build(t, root, opts)
+	m := NewMatcher(root, opts)
+	for _, c := range []struct {
+		p     string
+		isDir bool
+	}{{"a.tmp", false}, {"build", true}, {"build", false}, {"Projects/x", false}, {"Projects2/x", false}, {".hidden", false}, {"ok.txt", false}, {"x/.git/y", false}} {
+		if m.Ignored(c.p, c.isDir) != tr.Ignored(c.p, c.isDir) {
+			t.Errorf("Matcher.Ignored(%q, %v) = %v, tree says %v", c.p, c.isDir, m.Ignored(c.p, c.isDir), tr.Ignored(c.p, c.isDir))
+		}
+	}
+	// Bad patterns: exclusions and built-in rules still hold.
+	bad := NewMatcher(root, Options{Ignore: []string{"[bad"}, Exclude: []string{"Projects"}})
+	if !bad.Ignored("Projects/x", false) || !bad.Ignored(".git", true) || bad.Ignored("ok.txt", false) {
+		t.Error("a matcher with a malformed pattern lost its exclusions or built-in rules")
+	}
+}

@@ -4,11 +4,15 @@ package fingerprint
 // source that must decide what to watch before the first build.
 type Matcher struct{ m *matcher }
 
-// NewMatcher compiles the rules of opts and the folder's .tendignore. A
-// .tendignore that cannot be read or parsed leaves only the other rules.
+// NewMatcher compiles the rules of opts and the folder's .tendignore. When
+// the patterns cannot be read or parsed (Build reports why), the built-in
+// rules, hidden entries and exclusions still apply.
 func NewMatcher(root string, opts Options) *Matcher {
 	lines, _ := readTendIgnore(root)
 	m, err := newMatcher(root, opts, lines)
+	if err != nil {
+		m, err = newMatcher(root, Options{IncludeHidden: opts.IncludeHidden, Exclude: opts.Exclude}, nil)
+	}
 	if err != nil {
 		m, _ = newMatcher(root, Options{IncludeHidden: opts.IncludeHidden}, nil)
 	}

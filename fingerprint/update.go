@@ -53,7 +53,7 @@ func (t *Tree) Update(rel string) (*Tree, error) {
 		old = &parent.kids.list[j]
 	}
 
-	abs := t.root + "/" + target
+	abs := absPath(t.root, target)
 	var st unix.Stat_t
 	err := lstatRetry(abs, &st)
 	remove := false

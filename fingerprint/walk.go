@@ -155,11 +155,17 @@ func (w *walker) openDir(dirfd int, name, rel string) (int, error) {
 	}
 }
 
-func (w *walker) abs(rel string) string {
-	if rel == "" {
-		return w.root
+func (w *walker) abs(rel string) string { return absPath(w.root, rel) }
+
+// absPath joins the root and a relative path without cleaning either.
+func absPath(root, rel string) string {
+	switch {
+	case rel == "":
+		return root
+	case strings.HasSuffix(root, "/"):
+		return root + rel
 	}
-	return w.root + "/" + rel
+	return root + "/" + rel
 }
 
 // openFailed records why a subdirectory could not be opened; one that
