@@ -80,18 +80,7 @@ func (t *Tree) Update(rel string) (*Tree, error) {
 			case old != nil && old.kind == KindDir:
 				df, dd = t.rescanDir(w, abs, target, old, &nd)
 				old = nil // rescanDir accounted for the old children
-				drop = func(s Skip) bool {
-					if s.Path == target {
-						return true
-					}
-					rest, ok := strings.CutPrefix(s.Path, target+"/")
-					if !ok {
-						return false
-					}
-					first, _, _ := strings.Cut(rest, "/")
-					k, kept := nd.index(first)
-					return !kept || nd.kids.list[k].kind != KindDir
-				}
+				drop = rescanDrop(target, &nd)
 			default:
 				if fd, err := w.openDir(unix.AT_FDCWD, abs, target); err != nil {
 					w.openFailed(target, err)
@@ -210,6 +199,26 @@ func (t *Tree) rescanDir(w *walker, abs, rel string, old, nd *node) (df, dd int)
 		df, dd = df-f, dd-d
 	}
 	return df, dd
+}
+
+// rescanDrop tells which old skips a shallow rescan of target (now nd)
+// settles: target's own, and those below children that are gone.
+func rescanDrop(target string, nd *node) func(Skip) bool {
+	return func(s Skip) bool {
+		if s.Path == target {
+			return true
+		}
+		rest := s.Path
+		if target != "" {
+			var ok bool
+			if rest, ok = strings.CutPrefix(s.Path, target+"/"); !ok {
+				return false
+			}
+		}
+		first, _, _ := strings.Cut(rest, "/")
+		k, kept := nd.index(first)
+		return !kept || nd.kids.list[k].kind != KindDir
+	}
 }
 
 // mergeSkips drops the old skips that no longer hold and those reported

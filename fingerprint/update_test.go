@@ -34,6 +34,10 @@ func TestUpdateMatchesBuild(t *testing.T) {
 					}
 				}
 				fresh := build(t, root, Options{Ignore: []string{"*.log"}})
+				batch, err := before.UpdatePaths(touched)
+				if err != nil || batch.RootHash() != fresh.RootHash() {
+					t.Fatalf("round %d: UpdatePaths(%v) differs from a fresh build (err %v)", round, touched, err)
+				}
 				if tr.RootHash() != fresh.RootHash() {
 					t.Fatalf("round %d: after updating %v the tree differs from a fresh build: %+v", round, touched, Diff(tr, fresh))
 				}
@@ -172,5 +176,48 @@ func TestUpdateKeepsUnchangedNodesShared(t *testing.T) {
 	}
 	if got := Diff(tr, up); !slices.Equal(got.Modified, []string{"b/y.txt"}) || len(got.Added)+len(got.Removed) != 0 {
 		t.Errorf("Diff = %+v", got)
+	}
+}
+
+func TestUpdatePathsMatchesBuild(t *testing.T) {
+	root := t.TempDir()
+	var initial []string
+	for i := 0; i < 60; i++ {
+		initial = append(initial, fmt.Sprintf("big/f%02d", i), fmt.Sprintf("top%02d", i))
+	}
+	write(t, root, append(initial, "big/sub/keep", "locked/x")...)
+	locked := true
+	opts := Options{openDirHook: func(rel string) error {
+		if locked && rel == "locked" {
+			return os.ErrPermission
+		}
+		return nil
+	}}
+	tr := build(t, root, opts)
+	var touched []string
+	for i := 0; i < 60; i += 2 { // many changes in big/ and in the root
+		touch(t, root, fmt.Sprintf("big/f%02d", i), i)
+		rm(t, root, fmt.Sprintf("top%02d", i))
+		touched = append(touched, fmt.Sprintf("big/f%02d", i), fmt.Sprintf("top%02d", i))
+	}
+	write(t, root, "big/newdir/a", "newtop/b", "big/sub/added")
+	touched = append(touched, "big/newdir", "newtop/b", "big/sub/added")
+	locked = false
+	touched = append(touched, "locked")
+	up, err := tr.UpdatePaths(touched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := build(t, root, Options{})
+	if up.RootHash() != fresh.RootHash() || !slices.Equal(paths(up), paths(fresh)) {
+		t.Fatalf("UpdatePaths differs from a fresh build: %+v", Diff(up, fresh))
+	}
+	f1, d1 := up.Counts()
+	f2, d2 := fresh.Counts()
+	if f1 != f2 || d1 != d2 || len(up.Skipped()) != 0 {
+		t.Errorf("counts %d/%d (fresh %d/%d), skipped %v", f1, d1, f2, d2, up.Skipped())
+	}
+	if _, err := tr.UpdatePaths([]string{"../x"}); err == nil {
+		t.Error("a path outside the folder was accepted")
 	}
 }
