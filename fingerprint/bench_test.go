@@ -216,3 +216,48 @@ func BenchmarkSaveLoad(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkUpdateMany folds 2000 changed files (a branch checkout) into a
+// tree, one Update at a time and with UpdatePaths.
+func BenchmarkUpdateMany(b *testing.B) {
+	root := benchRoot(b)
+	t, err := Build(context.Background(), root, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var files []string
+	t.Walk(func(e Entry) bool {
+		if e.Kind == KindFile {
+			files = append(files, e.Path)
+		}
+		return true
+	})
+	step := max(1, len(files)/2000)
+	var changed []string
+	mt := time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < len(files) && len(changed) < 2000; i += step {
+		if err := os.Chtimes(filepath.Join(root, files[i]), mt, mt); err != nil {
+			b.Fatal(err)
+		}
+		changed = append(changed, files[i])
+	}
+	b.Run("Update", func(b *testing.B) {
+		for b.Loop() {
+			cur := t
+			for _, p := range changed {
+				if cur, err = cur.Update(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(len(changed)), "paths")
+	})
+	b.Run("UpdatePaths", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := t.UpdatePaths(changed); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(len(changed)), "paths")
+	})
+}
