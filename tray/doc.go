@@ -8,8 +8,9 @@
 //     enabled state and the action each triggers), built from a snapshot;
 //   - icons.go: the four state icons, drawn at start-up;
 //   - follow.go: the event-stream follower with reconnect and backoff;
-//   - bus_*.go: finding a tray host (on Linux a D-Bus session bus with a
+//   - bus.go, host_*.go: finding a tray host (on Linux a D-Bus session bus with a
 //     StatusNotifierWatcher) before any systray call is made;
-//   - view.go: the fyne.io/systray items, pooled per watcher, because a
+//   - actions.go: what each menu action asks of the daemon or the desktop;
+//   - run.go, view.go: the loop and the fyne.io/systray items, pooled per watcher, because a
 //     native menu cannot reorder items: slots are hidden, shown and reused.
 package tray
