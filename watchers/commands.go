@@ -100,9 +100,8 @@ func (e *Engine) Resume(ctx context.Context, reset bool) error {
 			return nil
 		}
 		e.setPhase(PhaseIdle, "")
-		if len(e.dirty) > 0 || e.rescan {
-			e.fireChanges(ctx, pendingRun{trigger: "change", dryRun: e.def.DryRun}, false)
-		}
+		// What changed while paused (and was held back) runs now.
+		e.fireChanges(ctx, pendingRun{trigger: "change", dryRun: e.def.DryRun}, false)
 		e.cfg.Triggers.armNext(e)
 		return nil
 	})
@@ -117,12 +116,17 @@ func (e *Engine) Rebaseline(ctx context.Context, f func() error) error {
 		}
 		ferr := f()
 		e.rescan = true
+		if ferr != nil {
+			// A refused undo changed nothing: what others changed meanwhile
+			// (often the very reason it refused) is still news to the watcher.
+			return ferr
+		}
 		if err := e.refresh(ctx); err != nil {
 			return err
 		}
 		e.baseline = e.live
 		e.saveBaseline()
 		e.save()
-		return ferr
+		return nil
 	})
 }

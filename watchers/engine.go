@@ -251,9 +251,17 @@ func (e *Engine) loop(ctx context.Context) {
 }
 
 func (e *Engine) shutdown() {
-	if e.run != nil && e.run.cancel != nil {
+	if e.run != nil {
 		e.run.cancel()
-		<-e.runDone
+		if e.run.passActive {
+			<-e.runDone
+		}
+		// Fold in what the run did, so a restart does not take tend's own
+		// changes for new work.
+		if err := e.refresh(context.Background()); err != nil {
+			e.log.Warn("refreshing before stop", "err", err)
+		}
+		e.finishRun("stopped", "the watcher was stopped or restarted during the run", false)
 	}
 	if e.src != nil {
 		e.st.EventID = e.src.LastEventID()

@@ -64,6 +64,8 @@ type activeRun struct {
 	last    PassResult
 	note    string
 	extra   string
+	// passActive is true while a pass goroutine has not reported back.
+	passActive bool
 	// resumeTo is the phase a manual run on a paused watcher returns to.
 	resumeTo Phase
 }
@@ -133,6 +135,7 @@ func (e *Engine) startPass(ctx context.Context, ch fingerprint.Changes) {
 	if r.pass == 1 {
 		req.Note, req.Extra = r.note, r.extra
 	}
+	r.passActive = true
 	slots, runner, done := e.cfg.Slots, e.cfg.Runner, e.runDone
 	go func() {
 		if slots != nil {
@@ -153,6 +156,7 @@ func (e *Engine) onPassDone(d passDone) {
 		return
 	}
 	e.run.last = d.res
+	e.run.passActive = false
 	if e.st.Phase == PhaseProcessing {
 		e.setPhase(PhaseSettling, "")
 	}

@@ -36,6 +36,7 @@ type Triggers struct {
 	tailAbs  string
 	tailRel  string
 	tailPoll time.Duration
+	primed   bool
 
 	c        chan triggerEvent
 	done     chan struct{}
@@ -182,6 +183,12 @@ func (t *Triggers) armNext(e *Engine) {
 		next := t.sched.Next(t.sched.Anchor(last, e.def.UpdatedAt), now, t.deps.Loc)
 		e.st.NextDue = next.UTC()
 		t.schedTm = t.after(next.Sub(now), "schedule")
+	}
+	if t.tail != nil && !t.primed {
+		// The first poll takes the file's current end as the start, so
+		// only lines written from now on are judged.
+		t.primed = true
+		t.tail.Poll(now)
 	}
 	if t.tail != nil && t.tailTm == nil {
 		t.tailTm = t.after(t.tailPoll, "tail-poll")
