@@ -138,7 +138,12 @@ func (e *i5Env) until(what string, step time.Duration, cond func() bool) {
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
-			e.t.Fatalf("timed out waiting for %s", what)
+			views, _ := e.c.List(context.Background())
+			for _, v := range views {
+				e.t.Logf("%s: phase %s reason %q fires %d failures %d", v.Definition.Name, v.State.Phase, v.State.Reason, v.State.FireCount, v.State.Failures)
+			}
+			passes, ends, _ := e.runner.snapshot()
+			e.t.Fatalf("timed out waiting for %s (passes %d, runs ended %d, timers pending %d)", what, len(passes), len(ends), e.clock.Pending())
 		}
 		if e.clock.Pending() > 0 {
 			e.clock.Advance(step)

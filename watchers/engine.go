@@ -344,16 +344,12 @@ func (e *Engine) refresh(ctx context.Context) error {
 	}
 	sort.Strings(paths)
 	e.dirty = map[string]struct{}{}
-	t := e.live
-	for _, p := range paths {
-		nt, err := t.Update(p)
-		if err != nil {
-			// A path we cannot update alone is found by a full build.
-			e.log.Debug("incremental update failed; rebuilding", "path", p, "err", err)
-			e.rescan = true
-			return e.refresh(ctx)
-		}
-		t = nt
+	t, err := e.live.UpdatePaths(paths)
+	if err != nil {
+		// Paths we cannot update one by one are found by a full build.
+		e.log.Debug("incremental update failed; rebuilding", "err", err)
+		e.rescan = true
+		return e.refresh(ctx)
 	}
 	e.live = t
 	return nil
