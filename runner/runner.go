@@ -92,20 +92,30 @@ func (r *Runner) Pass(ctx context.Context, req watchers.PassRequest) watchers.Pa
 	rs := r.state(def, req.RunID, req.DryRun)
 	changed := dispatch.ChangedFromDiff(req.Changes.Added, req.Changes.Removed, req.Changes.Modified)
 	pcfg := dispatch.ProviderConfig{Kind: def.Provider.Kind, Model: def.Provider.Model, BaseURL: def.Provider.BaseURL, KeyName: def.Provider.KeyName}
+	// The provider comes first so the run-start record names the model,
+	// also the one picked when the watcher names none.
+	prov, perr := r.cfg.NewProvider(ctx, pcfg, r.cfg.Keys, r.cfg.Log.With("watcher", def.Name))
 	if req.Pass == 1 {
+		model := pcfg.Model
+		if perr == nil {
+			model = prov.Model()
+		}
 		hist.Append(dispatch.Record{Type: dispatch.RecRunStart, RunID: req.RunID, WatcherID: def.ID,
 			Source: dispatch.SourceWatcher, Trigger: req.Trigger, Changed: changed, DryRun: req.DryRun,
-			Provider: pcfg.Kind, Model: pcfg.Model, Pass: 1})
+			Provider: pcfg.Kind, Model: model, Pass: 1})
+		if perr == nil && pcfg.Model == "" {
+			hist.Append(dispatch.Record{Type: dispatch.RecMessage, RunID: req.RunID, Pass: 1, Role: "system",
+				Content: "no model set for this watcher; using " + model + ", a tool-capable model the server has"})
+		}
 	}
 	failed := func(reason string) watchers.PassResult {
 		hist.Append(dispatch.Record{Type: dispatch.RecMessage, RunID: req.RunID, Pass: req.Pass, Role: "system", Content: "run failed: " + reason})
 		return watchers.PassResult{Outcome: dispatch.OutcomeFailed, Reason: reason, Failed: true, Explainer: rs.ledger}
 	}
-	instructions, err := r.instructions(def, req)
-	if err != nil {
-		return failed(err.Error())
+	if perr != nil {
+		return failed(perr.Error())
 	}
-	prov, err := r.cfg.NewProvider(ctx, pcfg, r.cfg.Keys, r.cfg.Log.With("watcher", def.Name))
+	instructions, err := r.instructions(def, req)
 	if err != nil {
 		return failed(err.Error())
 	}
