@@ -138,8 +138,12 @@ func TestDaemonStoreEditsLive(t *testing.T) {
 	if err := os.WriteFile(file, own, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st := h.waitPhase(id, watchers.PhaseError)
-	if !strings.Contains(st.Reason, file) || !strings.Contains(st.Reason, "sloth") {
+	// (A hand edit in place may be read half-written first; wait for the
+	// final content's verdict.)
+	st := h.waitState(id, "in error over the unknown tier", func(s watchers.State) bool {
+		return s.Phase == watchers.PhaseError && strings.Contains(s.Reason, "sloth")
+	})
+	if !strings.Contains(st.Reason, file) {
 		t.Errorf("error reason %q does not name the file and the problem", st.Reason)
 	}
 	for p, want := range map[string][]byte{bad: broken, file: own} {
