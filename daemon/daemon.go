@@ -45,7 +45,7 @@ type Config struct {
 	HTTPAddr  string // loopback address for the browser; "" = off
 	Version   string
 	// Triggers builds the extra triggers of a watcher (schedules, checks,
-	// tails, filters); nil = none.
+	// tails, filters); nil = DefaultTriggers.
 	Triggers func(*watchers.Definition) (*watchers.Triggers, error)
 	// WebHandler serves the history viewer's pages on the HTTP listener.
 	WebHandler http.Handler
@@ -92,6 +92,9 @@ func New(cfg Config) *Daemon {
 	}
 	if cfg.MaxRuns <= 0 {
 		cfg.MaxRuns = 2
+	}
+	if cfg.Triggers == nil {
+		cfg.Triggers = DefaultTriggers(cfg.Home, cfg.Clock)
 	}
 	return &Daemon{
 		cfg:      cfg,
