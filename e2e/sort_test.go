@@ -19,6 +19,7 @@ import (
 // ledger explains every change the re-fingerprint sees. Once through each
 // provider, over its real client library.
 func TestNewFilesSortedWithOneModelCall(t *testing.T) {
+	t.Parallel()
 	keyring.MockInit() // the OpenAI key comes from the (mock) OS keyring
 	if err := keyring.Set(dispatch.KeyringService, "openai", "sk-test"); err != nil {
 		t.Fatal(err)

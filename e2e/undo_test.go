@@ -102,8 +102,14 @@ func TestUndoRefusesAfterLaterChange(t *testing.T) {
 		t.Fatalf("the refusal does not name the changed file: %v", err)
 	}
 	assertSame(t, "the folder after a refused undo", after, snapshot(t, dir))
+	// The person's change is not swallowed by the refused undo: it reaches
+	// the model in a run of its own (after the 5 s cooldown).
+	runs := e.waitRuns("busy", 2)
+	if got := runs[0].Start.Changed; len(got) != 1 || got[0].Path != "new/created.txt" {
+		t.Fatalf("the run after the refusal lists %+v, want only new/created.txt", got)
+	}
 	// The ledger is kept, so a later undo can still be tried.
-	if _, err := os.Stat(filepath.Join(e.home.Runs(), e.state("busy").ID, e.state("busy").LastRunID, "ledger.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(e.home.Runs(), e.state("busy").ID, runs[1].ID, "ledger.json")); err != nil {
 		t.Fatalf("the ledger is gone after a refused undo: %v", err)
 	}
 }
@@ -112,6 +118,7 @@ func TestUndoRefusesAfterLaterChange(t *testing.T) {
 // tool calls are in the history. Once for a dryRun watcher, once for a
 // manual dry run of a normal one.
 func TestDryRunChangesNothing(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		watcherDR bool
