@@ -290,3 +290,33 @@ func i5Log() *slog.Logger {
 	}
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
+
+func TestHandEditedBadScheduleErrorsOnlyThatWatcher(t *testing.T) {
+	e := i5Start(t)
+	good := e.add(watchers.Definition{Name: "good", Path: t.TempDir()})
+	bad := e.add(watchers.Definition{Name: "bad", Path: t.TempDir()})
+	p := filepath.Join(e.home.Watchers(), bad.ID+".json")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(data, &m)
+	m["schedule"] = "every blue moon"
+	data, _ = json.MarshalIndent(m, "", "  ")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.until("the bad watcher to report its schedule", time.Millisecond, func() bool {
+		st := e.state("bad")
+		return st.Phase == watchers.PhaseError && strings.Contains(st.Reason, "schedule") && strings.Contains(st.Reason, "blue")
+	})
+	if st := e.state("good"); st.Phase != watchers.PhaseIdle {
+		t.Fatalf("the other watcher is %s", st.Phase)
+	}
+	after, _ := os.ReadFile(p)
+	if string(after) != string(data) {
+		t.Fatal("tend rewrote a hand-edited file")
+	}
+	_ = good
+}
