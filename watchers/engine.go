@@ -68,6 +68,7 @@ type Engine struct {
 	timerKind timerKind
 	src       events.Source
 
+	saver   *treeSaver
 	cmds    chan func()
 	runDone chan passDone
 	run     *activeRun
@@ -86,11 +87,14 @@ func NewEngine(cfg EngineConfig) *Engine {
 		cfg.NewSource = events.New
 	}
 	w, mw := cfg.Def.Tier()
+	files := StateFiles{Dir: cfg.StateDir, ID: cfg.Def.ID}
+	log := cfg.Log.With("watcher", cfg.Def.Name)
 	return &Engine{
 		cfg:     cfg,
 		def:     cfg.Def,
-		files:   StateFiles{Dir: cfg.StateDir, ID: cfg.Def.ID},
-		log:     cfg.Log.With("watcher", cfg.Def.Name),
+		files:   files,
+		log:     log,
+		saver:   &treeSaver{path: files.Tree(), log: log},
 		dirty:   map[string]struct{}{},
 		deb:     Debouncer{Window: w, MaxWait: mw},
 		cmds:    make(chan func()),
@@ -203,9 +207,7 @@ func (e *Engine) saveBaseline() {
 	if e.baseline == nil {
 		return
 	}
-	if err := e.baseline.Save(e.files.Tree()); err != nil {
-		e.log.Error("saving baseline", "err", err)
-	}
+	e.saver.put(e.baseline)
 	e.st.BaselineRoot = fmt.Sprintf("%016x", e.baseline.RootHash())
 	e.st.Files, e.st.Dirs = e.baseline.Counts()
 }
@@ -270,6 +272,7 @@ func (e *Engine) shutdown() {
 	e.stopTimer()
 	e.cfg.Triggers.Close()
 	e.save()
+	e.saver.wait()
 }
 
 func (e *Engine) onNotice(n events.Notice) {
