@@ -105,6 +105,11 @@ func (h *History) Path() string { return h.path }
 // Append writes rec as one line with a single write call and syncs it.
 // Tool output and long texts are capped first.
 func (h *History) Append(rec Record) error {
+	return h.appendAll([]Record{rec})
+}
+
+// encode stamps, completes and caps one record and returns its line.
+func (h *History) encode(rec Record) ([]byte, error) {
 	if rec.Time.IsZero() {
 		rec.Time = h.Clock()
 	}
@@ -124,10 +129,25 @@ func (h *History) Append(rec Record) error {
 	}
 	line, err := json.Marshal(rec)
 	if err != nil {
-		return fmt.Errorf("encoding %s record for run %s: %w", rec.Type, rec.RunID, err)
+		return nil, fmt.Errorf("encoding %s record for run %s: %w", rec.Type, rec.RunID, err)
 	}
-	line = append(line, '\n')
+	return append(line, '\n'), nil
+}
 
+// appendAll writes records with a single write call and one sync, so a
+// pass's transcript costs one fsync rather than one per message.
+func (h *History) appendAll(recs []Record) error {
+	var buf []byte
+	for _, rec := range recs {
+		line, err := h.encode(rec)
+		if err != nil {
+			return err
+		}
+		buf = append(buf, line...)
+	}
+	if len(buf) == 0 {
+		return nil
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(h.path), 0o700); err != nil {
@@ -137,7 +157,7 @@ func (h *History) Append(rec Record) error {
 	if err != nil {
 		return fmt.Errorf("opening session %s: %w", h.path, err)
 	}
-	if _, err := f.Write(line); err != nil {
+	if _, err := f.Write(buf); err != nil {
 		f.Close()
 		return fmt.Errorf("appending to session %s: %w", h.path, err)
 	}
@@ -152,6 +172,7 @@ func (h *History) Append(rec Record) error {
 // their place, the tool calls with their (capped) results.
 func (h *History) AppendTranscript(runID string, pass int, tr Transcript) error {
 	tool := 0
+	var recs []Record
 	for _, m := range tr.Messages {
 		var rec Record
 		if m.Role == RoleTool && tool < len(tr.ToolCalls) {
@@ -165,11 +186,9 @@ func (h *History) AppendTranscript(runID string, pass int, tr Transcript) error 
 				continue // the tool records that follow say what it asked for
 			}
 		}
-		if err := h.Append(rec); err != nil {
-			return err
-		}
+		recs = append(recs, rec)
 	}
-	return nil
+	return h.appendAll(recs)
 }
 
 // Run is one run of a watcher as read back from its session.
