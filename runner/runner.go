@@ -45,6 +45,7 @@ type runState struct {
 	ledger   *sandbox.Ledger
 	prompt   int
 	complete int
+	saved    int // effects in the ledger file on disk
 }
 
 // New returns a Runner.
@@ -146,8 +147,14 @@ func (r *Runner) Pass(ctx context.Context, req watchers.PassRequest) watchers.Pa
 	rs.prompt += tr.PromptTokens
 	rs.complete += tr.CompletionTokens
 	r.mu.Unlock()
-	if err := r.saveLedger(def.ID, req.RunID, rs.ledger); err != nil {
-		r.cfg.Log.Error("saving ledger", "err", err)
+	// A pass that changed nothing (the common "all in order") writes no
+	// ledger: there is nothing to undo, and no fsync to wait for.
+	if n := len(rs.ledger.Snapshot()); n != rs.saved {
+		if err := r.saveLedger(def.ID, req.RunID, rs.ledger); err != nil {
+			r.cfg.Log.Error("saving ledger", "err", err)
+		} else {
+			rs.saved = n
+		}
 	}
 	return watchers.PassResult{
 		Outcome: tr.Outcome, Reason: tr.Reason,

@@ -29,6 +29,9 @@ func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID strin
 	}
 	dir := r.runDir(def.ID, runID)
 	l, err := sandbox.LoadLedger(filepath.Join(dir, "ledger.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return api.UndoResponse{}, fmt.Errorf("nothing to undo for run %s of %s: it changed nothing, was undone already, or does not exist (see `tend history %s`)", runID, def.Name, def.Name)
+	}
 	if err != nil {
 		return api.UndoResponse{}, fmt.Errorf("run %s of %s has no ledger to undo: %w", runID, def.Name, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -68,7 +69,8 @@ type Engine struct {
 	timerKind timerKind
 	src       events.Source
 
-	saver   *treeSaver
+	treeW   *bgWriter
+	stateW  *bgWriter
 	cmds    chan func()
 	runDone chan passDone
 	run     *activeRun
@@ -94,7 +96,8 @@ func NewEngine(cfg EngineConfig) *Engine {
 		def:     cfg.Def,
 		files:   files,
 		log:     log,
-		saver:   &treeSaver{path: files.Tree(), log: log},
+		treeW:   &bgWriter{what: "baseline", log: log},
+		stateW:  &bgWriter{what: "state", log: log},
 		dirty:   map[string]struct{}{},
 		deb:     Debouncer{Window: w, MaxWait: mw},
 		cmds:    make(chan func()),
@@ -207,7 +210,8 @@ func (e *Engine) saveBaseline() {
 	if e.baseline == nil {
 		return
 	}
-	e.saver.put(e.baseline)
+	t, path := e.baseline, e.files.Tree()
+	e.treeW.put(func() error { return t.Save(path) }) // trees are immutable
 	e.st.BaselineRoot = fmt.Sprintf("%016x", e.baseline.RootHash())
 	e.st.Files, e.st.Dirs = e.baseline.Counts()
 }
@@ -272,7 +276,8 @@ func (e *Engine) shutdown() {
 	e.stopTimer()
 	e.cfg.Triggers.Close()
 	e.save()
-	e.saver.wait()
+	e.treeW.wait()
+	e.stateW.wait()
 }
 
 func (e *Engine) onNotice(n events.Notice) {
@@ -385,9 +390,10 @@ func (e *Engine) fail(err error) {
 
 func (e *Engine) save() {
 	e.st.UpdatedAt = e.cfg.Clock.Now().UTC()
-	if err := e.files.Save(e.st); err != nil {
-		e.log.Error("saving state", "err", err)
-	}
+	st, files := e.st, e.files
+	st.Skipped = slices.Clone(st.Skipped) // the engine reuses these arrays
+	st.FireTimes = slices.Clone(st.FireTimes)
+	e.stateW.put(func() error { return files.Save(st) })
 	if e.cfg.Publish != nil {
 		e.cfg.Publish(e.st)
 	}
