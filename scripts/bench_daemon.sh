@@ -60,11 +60,13 @@ idle() { [ "$(field phase)" = idle ]; }
 ran() { [ "$(field runs)" -ge 1 ] 2>/dev/null && idle; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$pid/status"; }
+anon_kb() { awk '/^RssAnon:/ {print $2}' "/proc/$pid/status"; }
 hwm_kb() { awk '/^VmHWM:/ {print $2}' "/proc/$pid/status"; }
 
 "$tmp/tend" daemon --http "" 2>"$tmp/daemon.log" &
 pid=$!
 wait_for "the daemon" 30 daemon_up
+rss0=$(rss_kb) # the daemon with no watcher: runtime and mapped binary
 t0=$(now)
 tend add "$tmp/tree" --name bench --instructions "benchmark: keep as is" --responsiveness fast >/dev/null
 wait_for "the baseline" 600 idle
@@ -78,6 +80,7 @@ c0=$(cpu_ticks)
 sleep 10
 c1=$(cpu_ticks)
 rss=$(rss_kb)
+anon=$(anon_kb)
 
 f=$(find "$tmp/tree" -type f -name '*.txt' -print -quit)
 s=$(now)
@@ -90,6 +93,8 @@ echo "tree: $files files, $dirs dirs ($total entries); machine: $(nproc) cores"
 echo "inotify watches: $watches"
 echo "add until idle (baseline):      $(ms $((t1 - t0)))"
 echo "RSS idle:                       $((rss / 1024)) MiB = $((rss * 1024 / total)) B/entry   (target <= 250; peak $(($(hwm_kb) / 1024)) MiB)"
+echo "  of which anonymous:           $((anon / 1024)) MiB = $((anon * 1024 / total)) B/entry (the rest is the mapped binary)"
+echo "  RSS with no watcher:          $((rss0 / 1024)) MiB; added by watching: $(((rss - rss0) * 1024 / total)) B/entry"
 echo "CPU over 10 idle seconds:       $((c1 - c0)) ticks of 1/$(getconf CLK_TCK) s   (target 0)"
 echo "one file changed until idle:    $(ms $((e - s)))   (debounce 0.2 s + run + settle 2 s)"
 kill -TERM "$pid"
