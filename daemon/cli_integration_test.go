@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,6 +198,7 @@ func TestDaemonSIGKILLRestartFindsChanges(t *testing.T) {
 		return err == nil && v.State.Phase == watchers.PhaseIdle
 	})
 	p.kill()
+	first := p
 
 	testutil.Write(t, dir, "new.txt", "n")
 	testutil.Write(t, dir, "mod.txt", "version two")
@@ -207,7 +209,16 @@ func TestDaemonSIGKILLRestartFindsChanges(t *testing.T) {
 
 	p = c.daemon()
 	session := filepath.Join(c.home, "sessions", v.Definition.ID+".jsonl")
-	testutil.WaitFor(t, "a start-up run in "+session, func() bool { return len(runStarts(t, session)) > 0 }, p.stderr.String)
+	testutil.WaitFor(t, "a start-up run in "+session, func() bool { return len(runStarts(t, session)) > 0 }, p.stderr.String, func() string {
+		_, out, _ := c.run("status", "--json")
+		ents, _ := os.ReadDir(filepath.Join(c.home, "state"))
+		var files []string
+		for _, e := range ents {
+			fi, _ := e.Info()
+			files = append(files, fmt.Sprintf("%s %d %s", e.Name(), fi.Size(), fi.ModTime().Format(time.StampMicro)))
+		}
+		return fmt.Sprintf("\nstate files %v\nfirst daemon: %s\nstatus: %s", files, first.stderr.String(), out)
+	})
 	// Let that run end before looking for any other.
 	testutil.WaitFor(t, "the watcher to settle", func() bool {
 		v, err := cl.Get(context.Background(), "docs")

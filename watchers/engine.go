@@ -152,7 +152,11 @@ func (e *Engine) start(ctx context.Context, fresh bool) {
 	e.noteSkipped(tree)
 	if old == nil {
 		e.baseline = tree
+		// A first baseline is on disk before the watcher says it is
+		// watching: a daemon killed right after still finds, when it
+		// starts again, what changed while it was down.
 		e.saveBaseline()
+		e.treeW.wait()
 		e.setPhase(PhaseIdle, "")
 		e.cfg.Triggers.armNext(e)
 		return
