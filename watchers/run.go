@@ -210,7 +210,6 @@ func (e *Engine) finishRun(outcome, reason string, failed bool) {
 		r.cancel()
 	}
 	e.baseline = e.live
-	e.saveBaseline()
 	e.st.Runs++
 	e.st.LastRunEnd = now.UTC()
 	e.st.LastOutcome = outcome
@@ -223,6 +222,8 @@ func (e *Engine) finishRun(outcome, reason string, failed bool) {
 		Def: e.def, RunID: r.id, Trigger: r.trigger, Outcome: outcome, Reason: reason,
 		Passes: r.pass, Started: r.started, Ended: now,
 	})
+	// After Finish: the history's fsync need not wait behind the tree's.
+	e.saveBaseline()
 	if max := e.guards().MaxFailures; failed && e.st.Failures >= max {
 		e.setPhase(PhaseError, fmt.Sprintf("paused after %d failed runs in a row: %s; fix it and `tend resume %s`", e.st.Failures, reason, e.def.Name))
 		return
