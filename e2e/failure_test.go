@@ -32,22 +32,23 @@ func TestProviderFailuresEndRunAndErrorAfterThree(t *testing.T) {
 		name     string
 		provider func(t *testing.T) watchers.Provider
 		reason   []string // each must appear in the recorded reason
+		runs     int      // 3: also check the watcher goes to "error"
 	}{
 		{"connection-refused", func(t *testing.T) watchers.Provider {
 			return watchers.Provider{Kind: "ollama", Model: "qwen3:8b", BaseURL: closedURL(t)}
-		}, []string{"refused"}},
+		}, []string{"refused"}, 3},
 		{"unauthorized", func(t *testing.T) watchers.Provider {
 			srv := modeltest.NewOpenAI(t, sorter, modeltest.WithKey("sk-right"))
 			return watchers.Provider{Kind: "openai", Model: "gpt-test", BaseURL: srv.URL + "/v1"}
-		}, []string{"401"}},
+		}, []string{"401"}, 1},
 		{"unknown-model", func(t *testing.T) watchers.Provider {
 			srv := modeltest.NewOllama(t, sorter)
 			return watchers.Provider{Kind: "ollama", Model: "no-such-model:1b", BaseURL: srv.URL}
-		}, []string{"no-such-model"}},
+		}, []string{"no-such-model"}, 1},
 		{"server-error", func(t *testing.T) watchers.Provider {
 			srv := modeltest.NewOllama(t, modeltest.Sequence(modeltest.Error(500, "the model runner crashed")))
 			return watchers.Provider{Kind: "ollama", Model: "qwen3:8b", BaseURL: srv.URL}
-		}, []string{"500"}},
+		}, []string{"500"}, 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,7 +58,7 @@ func TestProviderFailuresEndRunAndErrorAfterThree(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "keep.txt"), "untouched", 0o644)
 			e.add(watchers.Definition{Name: "failing", Path: dir, Provider: tc.provider(t)})
 			before := snapshot(t, dir)
-			for i := 1; i <= 3; i++ {
+			for i := 1; i <= tc.runs; i++ {
 				if _, err := e.c.Run(e.ctx, "failing", false); err != nil {
 					t.Fatalf("run %d: %v", i, err)
 				}
