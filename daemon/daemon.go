@@ -58,6 +58,7 @@ type Daemon struct {
 	store   *watchers.Store
 	slots   chan struct{}
 	events  *broker
+	trim    *memTrimmer
 	started time.Time
 
 	mu       sync.Mutex // serialises reconcile and mutations
@@ -102,6 +103,7 @@ func New(cfg Config) *Daemon {
 		store:    &watchers.Store{Dir: cfg.Home.Watchers()},
 		slots:    make(chan struct{}, cfg.MaxRuns),
 		events:   newBroker(),
+		trim:     newMemTrimmer(),
 		engines:  map[string]*handle{},
 		problems: map[string]string{},
 		states:   map[string]watchers.State{},
@@ -159,6 +161,7 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 		select {
 		case <-ctx.Done():
 			d.stopAll()
+			d.trim.stop()
 			return nil
 		case ev, ok := <-sw.Events:
 			if !ok {
@@ -191,6 +194,7 @@ func (d *Daemon) publish(def *watchers.Definition, st watchers.State) {
 	d.stateMu.Lock()
 	d.states[def.ID] = st
 	d.stateMu.Unlock()
+	d.trim.observe(def.ID, st.Phase)
 	d.events.publish(api.Event{
 		ID: def.ID, Name: def.Name, Status: st.Phase, Badge: st.Phase.Badge(),
 		Reason: st.Reason, FireCount: st.FireCount, Time: d.cfg.Clock.Now().UTC(),

@@ -13,9 +13,22 @@ import (
 
 // dirNode is a watched directory; kids are the names of its watched
 // subdirectories, so a removed subtree drops its watches without scanning
-// every watch.
+// every watch. A slice, not a map: most folders have a handful of
+// subfolders, and a map per folder costs hundreds of bytes on a tree of
+// tens of thousands of folders.
 type dirNode struct {
-	kids map[string]struct{}
+	kids []string
+}
+
+func (n *dirNode) addKid(name string) { n.kids = append(n.kids, name) }
+
+func (n *dirNode) dropKid(name string) {
+	for i, k := range n.kids {
+		if k == name {
+			n.kids = append(n.kids[:i], n.kids[i+1:]...)
+			return
+		}
+	}
 }
 
 // isLimit reports whether err means inotify ran out of watches or fds.
@@ -82,17 +95,15 @@ func (s *inotifySource) addTree(dir string, report bool) error {
 
 // track records a watched directory under its parent.
 func (s *inotifySource) track(dir string) {
-	if _, ok := s.dirs[dir]; !ok {
-		s.dirs[dir] = &dirNode{}
+	if _, ok := s.dirs[dir]; ok {
+		return // already known, and so already one of its parent's kids
 	}
+	s.dirs[dir] = &dirNode{}
 	if dir == s.opts.Root {
 		return
 	}
 	if parent, ok := s.dirs[filepath.Dir(dir)]; ok {
-		if parent.kids == nil {
-			parent.kids = make(map[string]struct{})
-		}
-		parent.kids[filepath.Base(dir)] = struct{}{}
+		parent.addKid(filepath.Base(dir))
 	}
 }
 
@@ -103,12 +114,12 @@ func (s *inotifySource) dropTree(dir string) {
 	if !ok {
 		return
 	}
-	for k := range n.kids {
+	for _, k := range append([]string(nil), n.kids...) {
 		s.dropTree(join(dir, k))
 	}
 	delete(s.dirs, dir)
 	_ = s.w.Remove(dir) // already gone when the folder was deleted
 	if parent, ok := s.dirs[filepath.Dir(dir)]; ok {
-		delete(parent.kids, filepath.Base(dir))
+		parent.dropKid(filepath.Base(dir))
 	}
 }
