@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 	"sync"
 	"time"
 )
@@ -117,4 +118,26 @@ func LoadLedger(path string) (*Ledger, error) {
 		return nil, fmt.Errorf("reading ledger %s: %w", path, err)
 	}
 	return l, nil
+}
+
+// Touched lists every path the run's real (not dry-run) effects named, as
+// sources or destinations, sorted and without repeats. The engine folds
+// them into its fingerprint after a pass, so the run's own changes are
+// seen even before their file-system events arrive.
+func (l *Ledger) Touched() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range l.Snapshot() {
+		if e.DryRun {
+			continue
+		}
+		for _, p := range []string{e.Path, e.To} {
+			if p != "" && !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -1,6 +1,7 @@
 package watchers
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -108,13 +109,22 @@ func (d *Definition) Tier() (window, maxWait time.Duration) {
 // IsTemplate reports whether the definition has no folder.
 func (d *Definition) IsTemplate() bool { return d.Path == "" }
 
+// UnmarshalJSON gives a definition without settleSeconds the default
+// settle time, while an explicit 0 stays 0 (no settle).
+func (d *Definition) UnmarshalJSON(b []byte) error {
+	type plain Definition
+	p := plain{SettleSeconds: DefaultSettleSeconds}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*d = Definition(p)
+	return nil
+}
+
 // ApplyDefaults fills the fields a hand-written file may leave out.
 func (d *Definition) ApplyDefaults() {
 	if d.Responsiveness == "" {
 		d.Responsiveness = DefaultTier
-	}
-	if d.SettleSeconds == 0 {
-		d.SettleSeconds = DefaultSettleSeconds
 	}
 	if d.MaxIterations == 0 {
 		d.MaxIterations = DefaultMaxIterations

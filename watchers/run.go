@@ -163,10 +163,22 @@ func (e *Engine) onPassDone(d passDone) {
 	e.arm(timerSettle, time.Duration(e.def.SettleSeconds)*time.Second)
 }
 
+// Toucher is an Explainer that can also list the paths its run touched;
+// the engine folds them in at settle time, so a run's own changes count
+// even when their file-system events come late (or with settle 0).
+type Toucher interface {
+	Touched() []string
+}
+
 // settle runs after a pass and the settle time: it re-fingerprints and
 // decides whether the folder has converged.
 func (e *Engine) settle(ctx context.Context) {
 	r := e.run
+	if t, ok := r.last.Explainer.(Toucher); ok && !e.rescan {
+		for _, p := range t.Touched() {
+			e.dirty[p] = struct{}{}
+		}
+	}
 	if err := e.refresh(ctx); err != nil {
 		e.finishRun("failed", err.Error(), true)
 		return

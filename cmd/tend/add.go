@@ -148,7 +148,7 @@ func runAdd(ctx context.Context, g *globalOptions, cmd *cobra.Command, f *watche
 	if err != nil {
 		return err
 	}
-	def := watchers.Definition{Path: path, Enabled: path != "", Recursive: true}
+	def := watchers.Definition{Path: path, Enabled: path != "", Recursive: true, SettleSeconds: watchers.DefaultSettleSeconds}
 	if err := applyPatch(&def, p); err != nil {
 		return err
 	}
