@@ -1,5 +1,0 @@
-//go:build darwin && cgo
-
-package depsprobe
-
-import _ "github.com/fsnotify/fsevents"
