@@ -4,6 +4,7 @@ package events
 
 import (
 	"fmt"
+	"github.com/tend-agent/tend/internal/unpriv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -310,8 +311,8 @@ func TestInotifyCloseEndsNotices(t *testing.T) {
 // compiled test binary as one, e.g. setpriv --reuid=65534 --regid=65534
 // --clear-groups env TMPDIR=/tmp/x ./events.test
 func TestInotifyPermissionDeniedSubfolder(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root reads every folder; run as a normal user to exercise this")
+	if unpriv.Rerun(t) {
+		return // ran as an unprivileged user
 	}
 	root := t.TempDir()
 	locked := filepath.Join(root, "locked")
@@ -334,8 +335,8 @@ func TestInotifyPermissionDeniedSubfolder(t *testing.T) {
 }
 
 func TestInotifyRootUnreadable(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root reads every folder; run as a normal user to exercise this")
+	if unpriv.Rerun(t) {
+		return // ran as an unprivileged user
 	}
 	root := t.TempDir()
 	tk := newManualTicker()
