@@ -77,18 +77,23 @@ func (d *Daemon) add(ctx context.Context, def watchers.Definition) (*watchers.De
 	now := d.cfg.Clock.Now().UTC().Truncate(time.Second)
 	def.ID = uuid.NewString()
 	def.CreatedAt, def.UpdatedAt = now, now
+	return d.commit(ctx, &def)
+}
+
+// commit validates a definition, writes it and applies it. d.mu is held.
+func (d *Daemon) commit(ctx context.Context, def *watchers.Definition) (*watchers.Definition, error) {
 	def.ApplyDefaults()
 	if err := def.Validate(); err != nil {
 		return nil, &userError{err.Error()}
 	}
-	if err := d.validateTriggers(&def); err != nil {
+	if err := d.validateTriggers(def); err != nil {
 		return nil, err
 	}
-	if err := d.store.Save(&def); err != nil {
+	if err := d.store.Save(def); err != nil {
 		return nil, err
 	}
 	d.reconcileLocked(ctx)
-	return &def, nil
+	return def, nil
 }
 
 func (d *Daemon) validateTriggers(def *watchers.Definition) error {
@@ -131,19 +136,8 @@ func (d *Daemon) edit(ctx context.Context, ref string, patch map[string]any) (*w
 	if d.nameTaken(def.Name, def.ID) {
 		return nil, userErrorf("a watcher named %q already exists", def.Name)
 	}
-	def.ApplyDefaults()
 	def.UpdatedAt = d.cfg.Clock.Now().UTC().Truncate(time.Second)
-	if err := def.Validate(); err != nil {
-		return nil, &userError{err.Error()}
-	}
-	if err := d.validateTriggers(&def); err != nil {
-		return nil, err
-	}
-	if err := d.store.Save(&def); err != nil {
-		return nil, err
-	}
-	d.reconcileLocked(ctx)
-	return &def, nil
+	return d.commit(ctx, &def)
 }
 
 func (d *Daemon) remove(ctx context.Context, ref string) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,22 +23,18 @@ func newAttachCommand(g *globalOptions) *cobra.Command {
 		Short: "Make an active watcher of a template for a folder",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signalContext()
-			defer cancel()
 			path, err := filepath.Abs(args[1])
 			if err != nil {
 				return err
 			}
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			v, err := c.Attach(ctx, api.AttachRequest{Template: args[0], Path: path, Name: name})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(os.Stdout, "watching %s as %s (from template %s)\n", v.Definition.Path, v.Definition.Name, args[0])
-			return nil
+			return g.withClient(func(ctx context.Context, c *api.Client) error {
+				v, err := c.Attach(ctx, api.AttachRequest{Template: args[0], Path: path, Name: name})
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(os.Stdout, "watching %s as %s (from template %s)\n", v.Definition.Path, v.Definition.Name, args[0])
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "name of the new watcher (default TEMPLATE-N)")
@@ -50,18 +47,14 @@ func newDetachCommand(g *globalOptions) *cobra.Command {
 		Short: "Unlink a watcher from its template; it stays as a paused copy with its fire count reset",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signalContext()
-			defer cancel()
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			v, err := c.Detach(ctx, args[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(os.Stdout, "%s is detached and paused; `tend resume %s` to run it\n", v.Definition.Name, v.Definition.Name)
-			return nil
+			return g.withClient(func(ctx context.Context, c *api.Client) error {
+				v, err := c.Detach(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(os.Stdout, "%s is detached and paused; `tend resume %s` to run it\n", v.Definition.Name, v.Definition.Name)
+				return nil
+			})
 		},
 	}
 }

@@ -41,3 +41,15 @@ func plural(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+// withClient runs f with a signal-aware context and a client of the
+// daemon; most commands are one call of it.
+func (g *globalOptions) withClient(f func(context.Context, *api.Client) error) error {
+	ctx, cancel := signalContext()
+	defer cancel()
+	c, err := g.client()
+	if err != nil {
+		return err
+	}
+	return f(ctx, c)
+}

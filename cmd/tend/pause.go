@@ -53,17 +53,13 @@ func newPanicCommand(g *globalOptions) *cobra.Command {
 		Short: "Pause every watcher and cancel every run in flight, at once",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signalContext()
-			defer cancel()
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			if err := c.Panic(ctx); err != nil {
-				return err
-			}
-			fmt.Println("every watcher is paused and no run is going; `tend resume --all` when ready")
-			return nil
+			return g.withClient(func(ctx context.Context, c *api.Client) error {
+				if err := c.Panic(ctx); err != nil {
+					return err
+				}
+				fmt.Println("every watcher is paused and no run is going; `tend resume --all` when ready")
+				return nil
+			})
 		},
 	}
 }
@@ -74,12 +70,14 @@ func eachOrAll(g *globalOptions, args []string, all bool, verb string,
 	if all == (len(args) > 0) {
 		return fmt.Errorf("name one or more watchers, or give --all")
 	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	c, err := g.client()
-	if err != nil {
-		return err
-	}
+	return g.withClient(func(ctx context.Context, c *api.Client) error {
+		return eachOrAllWith(ctx, c, args, all, verb, allFn, oneFn)
+	})
+}
+
+func eachOrAllWith(ctx context.Context, c *api.Client, args []string, all bool, verb string,
+	allFn func(context.Context, *api.Client) error,
+	oneFn func(context.Context, *api.Client, string) error) error {
 	if all {
 		if err := allFn(ctx, c); err != nil {
 			return err
