@@ -6,22 +6,28 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"sync"
 )
 
 // IconSize is the side of the drawn icons in pixels; tray hosts scale.
 const IconSize = 32
 
-// icons holds one PNG per overall state, drawn once at start-up.
-var icons = map[Overall][]byte{}
-
-func init() {
-	for _, st := range []Overall{Watching, Running, Paused, Failing} {
-		icons[st] = encodeIcon(drawIcon(st, IconSize))
-	}
-}
+// icons holds one PNG per overall state, drawn the first time an icon is
+// asked for: every tend process links this package, but only the tray
+// needs the pictures (the PNG encoder's buffers cost megabytes).
+var (
+	iconsOnce sync.Once
+	icons     map[Overall][]byte
+)
 
 // Icon returns the PNG for a state.
 func Icon(st Overall) []byte {
+	iconsOnce.Do(func() {
+		icons = map[Overall][]byte{}
+		for _, s := range []Overall{Watching, Running, Paused, Failing} {
+			icons[s] = encodeIcon(drawIcon(s, IconSize))
+		}
+	})
 	if b, ok := icons[st]; ok {
 		return b
 	}
