@@ -3,11 +3,11 @@ package daemon_test
 import (
 	"context"
 	"fmt"
+	"github.com/tend-agent/tend/daemon/daemontest"
 	"log/slog"
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/tend-agent/tend/api"
 	"github.com/tend-agent/tend/daemon"
@@ -32,31 +32,14 @@ type dh struct {
 func startDaemon(t *testing.T) *dh {
 	t.Helper()
 	h := &dh{t: t, home: home.Home{Dir: testutil.ShortTempDir(t)}, run: &testutil.Runner{}}
-	d := daemon.New(daemon.Config{
+	daemontest.Start(t, daemon.Config{
 		Home:   h.home,
 		Runner: h.run,
 		Log:    slog.New(slog.DiscardHandler),
 	})
 	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
 	h.ctx = ctx
-	ready := make(chan struct{})
-	errc := make(chan error, 1)
-	go func() { errc <- d.Run(ctx, func() { close(ready) }) }()
-	select {
-	case <-ready:
-	case err := <-errc:
-		cancel()
-		t.Fatalf("daemon did not start: %v", err)
-	case <-time.After(testutil.WaitLimit):
-		cancel()
-		t.Fatal("daemon did not become ready")
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := <-errc; err != nil {
-			t.Errorf("daemon ended with %v", err)
-		}
-	})
 	h.c = api.NewClient(h.home.Socket())
 	go h.c.Events(ctx, func(ev api.Event) {
 		h.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tend-agent/tend/daemon/daemontest"
 	"io"
 	"log/slog"
 	"os"
@@ -90,27 +91,12 @@ func i5Start(t *testing.T) *i5Env {
 	h := home.Home{Dir: t.TempDir()}
 	fc := clock.NewFake(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	r := &i5Runner{}
-	d := daemon.New(daemon.Config{
+	daemontest.Start(t, daemon.Config{
 		Home: h, Clock: fc, Runner: r, Log: i5Log(),
 		Triggers: func(def *watchers.Definition) (*watchers.Triggers, error) {
 			return watchers.BuildTriggers(def, watchers.TriggerDeps{Clock: fc, Loc: time.UTC, StateDir: h.State(), ScriptDir: h.Watchers()})
 		},
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan struct{})
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx, func() { close(ready) }) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("daemon: %v", err)
-		}
-	})
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("daemon did not start: %v", err)
-	}
 	return &i5Env{t: t, home: h, clock: fc, runner: r, c: api.NewClient(h.Socket())}
 }
 

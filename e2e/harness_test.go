@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/tend-agent/tend/daemon/daemontest"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -80,22 +81,7 @@ func start(t *testing.T, o envOptions) *env {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	r := runner.New(runner.Config{Home: h, Trash: sandbox.FreedesktopTrash{Dir: trash}, Keys: keys, Log: log})
-	d := daemon.New(daemon.Config{Home: h, Runner: r, MaxRuns: o.maxRuns, Log: log})
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan struct{})
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx, func() { close(ready) }) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("daemon: %v", err)
-		}
-	})
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("daemon did not start: %v", err)
-	}
+	daemontest.Start(t, daemon.Config{Home: h, Runner: r, MaxRuns: o.maxRuns, Log: log})
 	return &env{t: t, ctx: context.Background(), home: h, trash: trash, c: api.NewClient(h.Socket())}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tend-agent/tend/daemon/daemontest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,23 +141,8 @@ func waitFor(t *testing.T, what string, cond func() (bool, string)) {
 // startDaemon runs a real daemon on h until the returned stop is called.
 func startDaemon(t *testing.T, h home.Home) (stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	d := daemon.New(daemon.Config{Home: h, Runner: fakeRunner{}, HTTPAddr: ""})
-	ready := make(chan struct{})
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx, func() { close(ready) }) }()
-	select {
-	case <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("daemon did not start: %v", err)
-	}
-	return func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("daemon: %v", err)
-		}
-	}
+	_, stop = daemontest.Start(t, daemon.Config{Home: h, Runner: fakeRunner{}, HTTPAddr: ""})
+	return stop
 }
 
 // TestTrayOnSessionBus drives the real tray over a real session bus: a

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/tend-agent/tend/daemon/daemontest"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -76,31 +77,14 @@ func startDaemon(t *testing.T, script modeltest.Script) *env {
 		Trash: sandbox.FreedesktopTrash{Dir: filepath.Join(t.TempDir(), "Trash")},
 		Agent: dispatch.AgentOptions{Timeout: 20 * time.Second},
 	})
-	d := daemon.New(daemon.Config{
-		Home: h, Log: log, Runner: r, HTTPAddr: "127.0.0.1:0", Version: "test", WebHandler: web.Handler(),
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan struct{})
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx, func() { close(ready) }) }()
 	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			t.Error("the daemon did not stop within 15 s of its context ending")
-		}
 		if t.Failed() {
 			t.Logf("daemon log:\n%s", logs.String())
 		}
 	})
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("daemon stopped before it was ready: %v", err)
-	case <-time.After(15 * time.Second):
-		t.Fatal("daemon not ready within 15 s")
-	}
+	d, _ := daemontest.Start(t, daemon.Config{
+		Home: h, Log: log, Runner: r, HTTPAddr: "127.0.0.1:0", Version: "test", WebHandler: web.Handler(),
+	})
 	tok, err := os.ReadFile(h.Token())
 	if err != nil {
 		t.Fatalf("reading the viewer token: %v", err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/tend-agent/tend/daemon/daemontest"
 	"io"
 	"log/slog"
 	"os"
@@ -48,12 +49,7 @@ func (cliRunner) History(def *watchers.Definition) (json.RawMessage, error) { re
 func startCLIDaemon(t *testing.T) (*globalOptions, home.Home) {
 	t.Helper()
 	h := home.Home{Dir: t.TempDir()}
-	d := daemon.New(daemon.Config{Home: h, Runner: cliRunner{h}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"})
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- d.Run(ctx, func() { close(ready) }) }()
-	t.Cleanup(func() { cancel(); <-done })
-	<-ready
+	daemontest.Start(t, daemon.Config{Home: h, Runner: cliRunner{h}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"})
 	return &globalOptions{home: h.Dir}, h
 }
 
