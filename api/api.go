@@ -73,6 +73,9 @@ type UndoResponse struct {
 	RunID     string   `json:"runId"`
 	Restored  []string `json:"restored"`
 	Conflicts []string `json:"conflicts,omitempty"`
+	// Touched lists every path the undone run's ledger named: what the
+	// watcher takes as its own change rather than news.
+	Touched []string `json:"touched,omitempty"`
 }
 
 // AttachRequest makes an instance of a template (POST /v1/attach).

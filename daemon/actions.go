@@ -254,10 +254,10 @@ func (d *Daemon) undo(ctx context.Context, ref, runID string) (api.UndoResponse,
 		return api.UndoResponse{}, err
 	}
 	var resp api.UndoResponse
-	err = eng.Rebaseline(ctx, func() error {
+	err = eng.Rebaseline(ctx, func() ([]string, error) {
 		var uerr error
 		resp, uerr = d.cfg.Runner.Undo(ctx, def, runID)
-		return uerr
+		return resp.Touched, uerr
 	})
 	return resp, err
 }

@@ -341,8 +341,11 @@ func snapshot(t testing.TB, root string, skip ...string) map[string]entry {
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		for _, s := range skip {
-			if rel == s {
+			if rel == s && d.IsDir() {
 				return filepath.SkipDir
+			}
+			if rel == s {
+				return nil // SkipDir on a file would skip the rest of its folder
 			}
 		}
 		if rel == "." {

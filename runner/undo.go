@@ -36,7 +36,7 @@ func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID strin
 		return api.UndoResponse{}, fmt.Errorf("run %s of %s has no ledger to undo: %w", runID, def.Name, err)
 	}
 	rep, err := sandbox.Undo(def.Path, l, sandbox.Options{Trash: r.cfg.Trash, BackupDir: dir, Now: r.cfg.Clock.Now})
-	resp := api.UndoResponse{RunID: runID, Restored: rep.Restored, Conflicts: rep.Conflicts}
+	resp := api.UndoResponse{RunID: runID, Restored: rep.Restored, Conflicts: rep.Conflicts, Touched: l.Touched()}
 	hist := r.history(def.ID)
 	if err != nil && len(rep.Conflicts) > 0 {
 		// Clients may only show the error: it names what differs.

@@ -107,26 +107,44 @@ func (e *Engine) Resume(ctx context.Context, reset bool) error {
 	})
 }
 
-// Rebaseline takes the folder as it is now as the new baseline, so that
-// changes tend made itself (an undo) do not wake the watcher.
-func (e *Engine) Rebaseline(ctx context.Context, f func() error) error {
+// Rebaseline runs f (an undo), which returns the paths it changed, and
+// takes those paths as they are now into the baseline, so tend's own
+// changes do not wake the watcher. Anything else that changed meanwhile
+// is still news and is dispatched as usual.
+func (e *Engine) Rebaseline(ctx context.Context, f func() ([]string, error)) error {
 	return e.do(ctx, func() error {
 		if e.run != nil {
 			return errBusy
 		}
-		ferr := f()
-		e.rescan = true
+		touched, ferr := f()
+		if ferr == nil && len(touched) > 0 {
+			base, err := e.baseline.UpdatePaths(touched)
+			if err != nil {
+				e.log.Warn("folding undo into the baseline; taking the folder as it is", "err", err)
+				e.rescan = true
+				if err := e.refresh(ctx); err != nil {
+					return err
+				}
+				base = e.live
+			}
+			e.baseline = base
+			e.saveBaseline()
+			for _, p := range touched {
+				e.dirty[p] = struct{}{}
+			}
+		}
 		if ferr != nil {
 			// A refused undo changed nothing: what others changed meanwhile
 			// (often the very reason it refused) is still news to the watcher.
 			return ferr
 		}
-		if err := e.refresh(ctx); err != nil {
-			return err
-		}
-		e.baseline = e.live
-		e.saveBaseline()
 		e.save()
+		if e.st.Phase == PhaseIdle || e.st.Phase == PhaseDebouncing {
+			now := e.cfg.Clock.Now()
+			e.deb.Add(now)
+			e.setPhase(PhaseDebouncing, "")
+			e.arm(timerDebounce, e.deb.Due().Sub(now))
+		}
 		return nil
 	})
 }
