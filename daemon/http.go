@@ -64,6 +64,14 @@ func (d *Daemon) httpURL() string {
 	return "http://" + d.httpAddr + "/"
 }
 
+// CookieName is the viewer's cookie. Browsers share cookies across the
+// ports of one host, so the name carries the port: two daemons (two
+// TEND_HOMEs) on 127.0.0.1 then never overwrite each other's token.
+func (d *Daemon) CookieName() string {
+	_, port, _ := net.SplitHostPort(d.httpAddr)
+	return "tend_token_" + port
+}
+
 // HTTPAddr is the address the viewer listens on ("" when off).
 func (d *Daemon) HTTPAddr() string { return d.httpAddr }
 
@@ -82,7 +90,7 @@ func (d *Daemon) guard(next http.Handler) http.Handler {
 			tok = strings.TrimPrefix(h, "Bearer ")
 		} else if q := r.URL.Query().Get("token"); q != "" && r.Method == http.MethodGet {
 			tok = q // a fresh link wins over a stale cookie
-		} else if c, err := r.Cookie("tend_token"); err == nil {
+		} else if c, err := r.Cookie(d.CookieName()); err == nil {
 			tok = c.Value
 		}
 		if subtle.ConstantTimeCompare([]byte(tok), []byte(d.token)) != 1 {
@@ -92,7 +100,7 @@ func (d *Daemon) guard(next http.Handler) http.Handler {
 			return
 		}
 		if r.URL.Query().Get("token") != "" {
-			http.SetCookie(w, &http.Cookie{Name: "tend_token", Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			http.SetCookie(w, &http.Cookie{Name: d.CookieName(), Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		}
 		// Changes must be requests a page cannot make by a plain link.
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Header.Get("X-Tend") == "" && r.Header.Get("Authorization") == "" {

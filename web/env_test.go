@@ -35,7 +35,9 @@ type env struct {
 	c     *api.Client
 	base  string // http://127.0.0.1:port
 	token string
-	model *modeltest.Server
+	// cookie is the name of the viewer's token cookie (it carries the port).
+	cookie string
+	model  *modeltest.Server
 }
 
 // noKeys is a key store with no keys (the Ollama stand-in needs none).
@@ -89,7 +91,7 @@ func startDaemon(t *testing.T, script modeltest.Script) *env {
 	if err != nil {
 		t.Fatalf("reading the viewer token: %v", err)
 	}
-	return &env{home: h, c: api.NewClient(h.Socket()), base: "http://" + d.HTTPAddr(),
+	return &env{home: h, c: api.NewClient(h.Socket()), base: "http://" + d.HTTPAddr(), cookie: d.CookieName(),
 		token: strings.TrimSpace(string(tok)), model: model}
 }
 

@@ -173,7 +173,7 @@ func TestViewerGuard(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.cookie {
-				req.AddCookie(&http.Cookie{Name: "tend_token", Value: e.token})
+				req.AddCookie(&http.Cookie{Name: e.cookie, Value: e.token})
 			}
 			if tc.xtend {
 				req.Header.Set("X-Tend", "1")
