@@ -306,3 +306,30 @@ func TestHandEditedBadScheduleErrorsOnlyThatWatcher(t *testing.T) {
 	}
 	_ = good
 }
+
+func TestPathFilterChangeWithNoIncludedPathIsNoFire(t *testing.T) {
+	e := i5Start(t)
+	dir := t.TempDir()
+	e.add(watchers.Definition{Name: "pdfs", Path: dir, Include: []string{"**/*.pdf"}, Exclude: []string{"drafts/**"}})
+	e.until("watching", time.Millisecond, func() bool { return e.state("pdfs").Phase == watchers.PhaseIdle })
+	writeFile(t, filepath.Join(dir, "notes.txt"), "x")
+	writeFile(t, filepath.Join(dir, "drafts", "d.pdf"), "x")
+	// Let the debounce window pass several times over.
+	e.until("the change to be looked at", 100*time.Millisecond, func() bool {
+		st := e.state("pdfs")
+		return st.Phase == watchers.PhaseIdle && st.Files == 2
+	})
+	if passes, _, _ := e.runner.snapshot(); len(passes) != 0 || e.state("pdfs").FireCount != 0 {
+		t.Fatalf("a change with no included path ran the model: %+v", passes)
+	}
+	writeFile(t, filepath.Join(dir, "in", "bill.pdf"), "x")
+	writeFile(t, filepath.Join(dir, "more.txt"), "x")
+	e.until("a run", 100*time.Millisecond, func() bool { _, ends, _ := e.runner.snapshot(); return len(ends) == 1 })
+	passes, _, _ := e.runner.snapshot()
+	if got := passes[0].Changes.Added; len(got) != 1 || got[0] != "in/bill.pdf" {
+		t.Fatalf("the run lists %+v, want only in/bill.pdf", passes[0].Changes)
+	}
+	if st := e.state("pdfs"); st.FireCount != 1 {
+		t.Fatalf("fires %d, want 1", st.FireCount)
+	}
+}

@@ -163,9 +163,10 @@ func (e *Engine) start(ctx context.Context, fresh bool) {
 	}
 	e.baseline = old
 	e.setPhase(PhaseIdle, "")
-	if ch := fingerprint.Diff(e.baseline, e.live); !ch.Empty() {
-		e.log.Info("changes found since the daemon last ran", "count", ch.Len())
-		e.dispatch("startup", ch)
+	ch := fingerprint.Diff(e.baseline, e.live)
+	if kept := e.cfg.Triggers.filter(allPaths(ch)); len(kept) > 0 {
+		e.log.Info("changes found since the daemon last ran", "count", len(kept))
+		e.dispatch("startup", restrict(ch, kept))
 	}
 	e.cfg.Triggers.armNext(e)
 }
