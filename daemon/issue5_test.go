@@ -333,3 +333,16 @@ func TestPathFilterChangeWithNoIncludedPathIsNoFire(t *testing.T) {
 		t.Fatalf("fires %d, want 1", st.FireCount)
 	}
 }
+
+func TestDailyScheduleRunsAtItsWallClockTime(t *testing.T) {
+	e := i5Start(t) // the fake clock starts on Monday 2026-03-02 09:00 UTC
+	e.add(watchers.Definition{Name: "morning", Path: t.TempDir(), Schedule: "daily 09:30"})
+	e.until("the daily run", 5*time.Minute, func() bool { _, ends, _ := e.runner.snapshot(); return len(ends) == 1 })
+	_, ends, _ := e.runner.snapshot()
+	at := ends[0].Started.UTC()
+	want := time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
+	if at.Before(want) || at.After(want.Add(5*time.Minute)) {
+		t.Fatalf("daily 09:30 ran at %s", at)
+	}
+	e.until("the next due time", time.Millisecond, func() bool { return e.state("morning").NextDue.Equal(want.AddDate(0, 0, 1)) })
+}

@@ -15,6 +15,12 @@ import (
 	"github.com/tend-agent/tend/watchers/tail"
 )
 
+// maxScheduleSleep bounds one schedule timer. Timers run on the monotonic
+// clock, which stands still while the machine sleeps; waking up at least
+// this often and comparing with the wall clock keeps a daily 09:00 from
+// running hours late after a laptop was suspended.
+const maxScheduleSleep = time.Minute
+
 // TriggerDeps are what the extra triggers need from the daemon.
 type TriggerDeps struct {
 	Clock     clock.Clock
@@ -181,8 +187,15 @@ func (t *Triggers) armNext(e *Engine) {
 			last = e.st.LastCheckEnd
 		}
 		next := t.sched.Next(t.sched.Anchor(last, e.def.UpdatedAt), now, t.deps.Loc)
-		e.st.NextDue = next.UTC()
-		t.schedTm = t.after(next.Sub(now), "schedule")
+		if !next.UTC().Equal(e.st.NextDue) {
+			e.st.NextDue = next.UTC()
+			defer e.save() // clients (tend show, the viewer) see the new due time
+		}
+		wait := next.Sub(now)
+		if wait > maxScheduleSleep {
+			wait = maxScheduleSleep
+		}
+		t.schedTm = t.after(wait, "schedule")
 	}
 	if t.tail != nil && !t.primed {
 		// The first poll takes the file's current end as the start, so
@@ -291,6 +304,10 @@ func (e *Engine) onTrigger(ev triggerEvent) {
 		t.armNext(e)
 	case "schedule":
 		t.schedTm = nil
+		if t.deps.Clock.Now().Before(e.st.NextDue) {
+			t.armNext(e) // a wake-up on the way to a later due time
+			return
+		}
 		if !e.accepting() {
 			// A run is going or the watcher is paused: finishRun or
 			// Resume re-arms; nothing is made up later.
