@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -167,5 +168,34 @@ func runAdd(ctx context.Context, g *globalOptions, cmd *cobra.Command, f *watche
 	}
 	w, _ := d.Tier()
 	fmt.Fprintf(out, "watching %s as %s (id %s, %s: %s after the last change)\n", d.Path, d.Name, d.ID, d.Responsiveness, w)
+	if st, ok := waitBaseline(ctx, c, d.ID); ok {
+		fmt.Fprintf(out, "baseline taken: %s, %s; changes from now on wake the watcher\n", plural(st.Files, "file"), plural(st.Dirs, "folder"))
+	}
 	return nil
+}
+
+// waitBaseline waits (at most a minute) for a new watcher to take its
+// baseline, so that what a person does right after `tend add` counts as
+// a change rather than as the starting point.
+func waitBaseline(ctx context.Context, c *api.Client, id string) (watchers.State, bool) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		v, err := c.Get(ctx, id)
+		if err != nil {
+			return watchers.State{}, false
+		}
+		switch v.State.Phase {
+		case watchers.PhaseStarting:
+		case watchers.PhaseError, watchers.PhasePaused:
+			return v.State, false
+		default:
+			return v.State, true
+		}
+		select {
+		case <-ctx.Done():
+			return watchers.State{}, false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
