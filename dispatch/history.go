@@ -21,6 +21,8 @@ const (
 	RecTool     = "tool"
 	RecLedger   = "ledger"
 	RecRunEnd   = "run-end"
+	RecUndo     = "undo"  // an undo of the run: outcome undone or refused
+	RecCheck    = "check" // a script check that did not reach the model
 )
 
 // Triggers of a run.

@@ -184,3 +184,31 @@ func TestHistoryTranscriptHasNoKey(t *testing.T) {
 		t.Fatalf("records = %s", got)
 	}
 }
+
+func TestFormatHistoryUndoAndCheckRecords(t *testing.T) {
+	dir := t.TempDir()
+	h := dispatch.OpenHistory(dir, "w")
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	for _, rec := range []dispatch.Record{
+		{Type: dispatch.RecRunStart, RunID: "r1", Time: t0, Trigger: "manual"},
+		{Type: dispatch.RecRunEnd, RunID: "r1", Time: t0, Outcome: "done"},
+		{Type: dispatch.RecUndo, RunID: "r1", Time: t0, Outcome: "undone", Reason: "3 change(s) reversed"},
+		{Type: dispatch.RecCheck, RunID: "check-1", Time: t0, Outcome: "failed", Reason: "exit status 3", DurationMs: 12},
+	} {
+		if err := h.Append(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := dispatch.ReadHistory(h.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	dispatch.FormatHistory(&b, runs, "")
+	out := b.String()
+	for _, want := range []string{"undo undone: 3 change(s) reversed", "== script check · ", "failed in 12ms", "exit status 3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("history lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -32,6 +32,15 @@ func FormatHistory(w io.Writer, runs []Run, runID string) {
 }
 
 func formatRun(w io.Writer, r Run) {
+	if r.Start == nil && len(r.Records) == 1 && r.Records[0].Type == RecCheck {
+		c := r.Records[0]
+		fmt.Fprintf(w, "== script check · %s · %s in %s\n", c.Time.Local().Format("2006-01-02 15:04:05"),
+			cleanLine(c.Outcome), time.Duration(c.DurationMs)*time.Millisecond)
+		if c.Reason != "" {
+			fmt.Fprintf(w, "   %s\n", cleanLine(c.Reason))
+		}
+		return
+	}
 	header := "run " + r.ID
 	if s := r.Start; s != nil {
 		header += " · " + s.Time.Local().Format("2006-01-02 15:04:05")
@@ -96,6 +105,8 @@ func formatRun(w io.Writer, r Run) {
 		case RecLedger:
 			fmt.Fprintf(w, "   ledger: %s\n", ledgerSummary(rec.Effects))
 		case RecRunStart, RecRunEnd:
+		case RecUndo:
+			fmt.Fprintf(w, "   undo %s: %s\n", cleanLine(rec.Outcome), cleanLine(rec.Reason))
 		default:
 			fmt.Fprintf(w, "   (%s record)\n", cleanLine(rec.Type))
 		}

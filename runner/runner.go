@@ -228,7 +228,7 @@ func (t toolbox) Call(ctx context.Context, name string, args json.RawMessage) (s
 // RecordCheck keeps a script check's result in the watcher's session.
 // Output that goes to the model is recorded with the run instead.
 func (r *Runner) RecordCheck(def *watchers.Definition, res check.Result) {
-	rec := dispatch.Record{Type: "check", RunID: "check-" + r.cfg.Clock.Now().UTC().Format("20060102T150405Z"),
+	rec := dispatch.Record{Type: dispatch.RecCheck, RunID: "check-" + r.cfg.Clock.Now().UTC().Format("20060102T150405Z"),
 		Outcome: string(res.Outcome), DurationMs: res.Duration.Milliseconds()}
 	if res.Err != nil {
 		rec.Reason = res.Err.Error()

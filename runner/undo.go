@@ -43,10 +43,10 @@ func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID strin
 		err = fmt.Errorf("%w:\n  %s", err, strings.Join(rep.Conflicts, "\n  "))
 	}
 	if err != nil {
-		hist.Append(dispatch.Record{Type: "undo", RunID: runID, Outcome: "refused", Reason: err.Error()})
+		hist.Append(dispatch.Record{Type: dispatch.RecUndo, RunID: runID, Outcome: "refused", Reason: err.Error()})
 		return resp, err
 	}
-	hist.Append(dispatch.Record{Type: "undo", RunID: runID, Outcome: "undone",
+	hist.Append(dispatch.Record{Type: dispatch.RecUndo, RunID: runID, Outcome: "undone",
 		Reason: fmt.Sprintf("%d change(s) reversed", len(rep.Restored))})
 	// Mark it so a second undo does not try again.
 	os.Rename(filepath.Join(dir, "ledger.json"), filepath.Join(dir, "ledger.undone.json"))
