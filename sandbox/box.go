@@ -280,3 +280,22 @@ func (b *Box) inDryDir(rel string) bool {
 	}
 	return false
 }
+
+// openExisting opens rel's parent and reads rel's metadata (with its
+// content hash), failing with a tool error when rel does not exist. The
+// caller closes dirfd.
+func (b *Box) openExisting(rel string) (dirfd int, base string, before Meta, err error) {
+	dirfd, base, err = b.fs.openParent(rel)
+	if err != nil {
+		return -1, "", Meta{}, err
+	}
+	before, err = metaAt(dirfd, base, true)
+	if err == nil && !before.Exists {
+		err = unix.ENOENT
+	}
+	if err != nil {
+		unix.Close(dirfd)
+		return -1, "", Meta{}, describeErr(rel, err)
+	}
+	return dirfd, base, before, nil
+}

@@ -180,18 +180,11 @@ func (b *Box) fileDelete(_ context.Context, raw json.RawMessage) (string, error)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	dirfd, base, err := b.fs.openParent(rel)
+	dirfd, base, before, err := b.openExisting(rel)
 	if err != nil {
 		return "", err
 	}
 	defer unix.Close(dirfd)
-	before, err := metaAt(dirfd, base, true)
-	if err != nil {
-		return "", describeErr(rel, err)
-	}
-	if !before.Exists {
-		return "", describeErr(rel, unix.ENOENT)
-	}
 	if b.opts.DryRun {
 		b.record(Effect{Op: OpDelete, Path: rel, Before: before})
 		return fmt.Sprintf("dry run: would move %s to the trash (nothing was changed)", rel), nil

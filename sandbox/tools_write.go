@@ -126,18 +126,11 @@ func (b *Box) fileEdit(_ context.Context, raw json.RawMessage) (string, error) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	dirfd, base, err := b.fs.openParent(rel)
+	dirfd, base, before, err := b.openExisting(rel)
 	if err != nil {
 		return "", err
 	}
 	defer unix.Close(dirfd)
-	before, err := metaAt(dirfd, base, true)
-	if err != nil {
-		return "", describeErr(rel, err)
-	}
-	if !before.Exists {
-		return "", describeErr(rel, unix.ENOENT)
-	}
 	if before.Kind != "file" {
 		return "", toolErrf("%q is a %s, not a regular file; file_edit changes text files", rel, kindName(before.Kind))
 	}
