@@ -200,3 +200,21 @@ func (r *runner) Close() error {
 	})
 	return nil
 }
+
+// awaitRoot checks every PollInterval whether the root is back and, when
+// it is, calls restart; it returns true once restart reports done, false
+// when ctx ends.
+func awaitRoot(ctx context.Context, opts Options, restart func() (done bool)) bool {
+	tick, stop := opts.ticker(opts.PollInterval)
+	defer stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick:
+		}
+		if checkRoot(opts.Root) == nil && restart() {
+			return true
+		}
+	}
+}

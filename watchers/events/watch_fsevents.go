@@ -98,27 +98,17 @@ func (s *fseventsSource) run(ctx context.Context) {
 	}
 }
 
-// waitRoot checks every PollInterval whether the root is back.
+// waitRoot waits for the root to come back, then restarts the stream.
 func (s *fseventsSource) waitRoot(ctx context.Context) bool {
-	tick, stop := s.opts.ticker(s.opts.PollInterval)
-	defer stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-tick:
-		}
-		if checkRoot(s.opts.Root) != nil {
-			continue
-		}
+	return awaitRoot(ctx, s.opts, func() bool {
 		s.lastID.Store(0) // events of the old folder are meaningless now
 		if err := s.startStream(); err != nil {
 			s.opts.Logger.Warn("restarting FSEvents", "root", s.opts.Root, "err", err)
-			continue
+			return false
 		}
 		s.b.recovered()
 		return true
-	}
+	})
 }
 
 func (s *fseventsSource) handle(evs []fsevents.Event) {

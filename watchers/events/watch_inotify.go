@@ -174,20 +174,10 @@ func (s *inotifySource) watch(ctx context.Context) bool {
 	return true
 }
 
-// waitRoot checks every PollInterval whether the root is back; then it
-// re-establishes the watches and asks for a rescan. Only this state ticks.
+// waitRoot waits for the root to come back; then it re-establishes the
+// watches and asks for a rescan. Only this state ticks.
 func (s *inotifySource) waitRoot(ctx context.Context) bool {
-	tick, stopTick := s.opts.ticker(s.opts.PollInterval)
-	defer stopTick()
-	for {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-tick:
-		}
-		if checkRoot(s.opts.Root) != nil {
-			continue
-		}
+	return awaitRoot(ctx, s.opts, func() bool {
 		err := s.start()
 		if err == nil {
 			s.opts.Logger.Info("watched folder is back", "root", s.opts.Root)
@@ -196,11 +186,10 @@ func (s *inotifySource) waitRoot(ctx context.Context) bool {
 		}
 		if !RootGone(err) {
 			s.problem(err)
-			if s.fallback != "" {
-				return true
-			}
+			return s.fallback != ""
 		}
-	}
+		return false
+	})
 }
 
 // handle applies one inotify event.
