@@ -72,14 +72,11 @@ func (d *Daemon) detach(ctx context.Context, ref string) (*watchers.Definition, 
 	if err != nil {
 		return nil, err
 	}
-	st := watchers.StateFiles{Dir: d.cfg.Home.State(), ID: def.ID}
-	if s, err := st.Load(); err == nil {
-		s.FireCount, s.FireTimes = 0, nil
-		st.Save(s)
-	}
+	// The edit restarted the engine, disabled; its state starts afresh.
 	if _, eng, err := d.engine(ref); err == nil {
-		eng.Resume(ctx, true)
-		eng.Pause(ctx, "detached from its template")
+		if err := eng.ResetFires(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

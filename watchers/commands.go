@@ -49,11 +49,7 @@ func (e *Engine) RunNow(ctx context.Context, dryRun bool) (string, error) {
 			// A manual run works on a paused watcher too; it stays paused after.
 			e.st.Phase = PhaseIdle
 		}
-		// Manual runs are not held back by the cooldown: the person asked.
-		last := e.st.LastRunEnd
-		e.st.LastRunEnd = last.AddDate(-1, 0, 0)
 		e.fireChanges(ctx, pendingRun{trigger: "manual", dryRun: dryRun || e.def.DryRun}, true)
-		e.st.LastRunEnd = last
 		if e.run == nil {
 			return fmt.Errorf("run did not start: %s", e.st.Reason)
 		}
@@ -103,6 +99,16 @@ func (e *Engine) Resume(ctx context.Context, reset bool) error {
 		// What changed while paused (and was held back) runs now.
 		e.fireChanges(ctx, pendingRun{trigger: "change", dryRun: e.def.DryRun}, false)
 		e.cfg.Triggers.armNext(e)
+		return nil
+	})
+}
+
+// ResetFires clears the fire count and the burst history (a detached
+// copy starts afresh).
+func (e *Engine) ResetFires(ctx context.Context) error {
+	return e.do(ctx, func() error {
+		e.st.FireCount, e.st.FireTimes = 0, nil
+		e.save()
 		return nil
 	})
 }

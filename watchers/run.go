@@ -91,7 +91,8 @@ func (e *Engine) dispatchWith(p pendingRun, ch fingerprint.Changes) {
 		e.setPhase(PhaseExhausted, fmt.Sprintf("reached maxFires (%d); reset with `tend resume %s --reset`", g.MaxFires, e.def.Name))
 		return
 	}
-	if !e.st.LastRunEnd.IsZero() {
+	// Manual runs are not held back by the cooldown: the person asked.
+	if !e.st.LastRunEnd.IsZero() && p.trigger != "manual" {
 		if wait := e.st.LastRunEnd.Add(time.Duration(g.CooldownSeconds) * time.Second).Sub(now); wait > 0 {
 			e.pending = &p
 			e.setPhase(PhaseDebouncing, fmt.Sprintf("cooling down for %s", wait.Round(time.Second)))

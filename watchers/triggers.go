@@ -35,7 +35,7 @@ type TriggerDeps struct {
 // *Triggers means a plain folder watcher; every method is nil-safe.
 type Triggers struct {
 	deps     TriggerDeps
-	filter_  pathfilter.Filter
+	paths    pathfilter.Filter
 	sched    *schedule.Schedule
 	check    *check.Spec
 	tail     *tail.Follower
@@ -65,11 +65,11 @@ func BuildTriggers(def *Definition, deps TriggerDeps) (*Triggers, error) {
 	if deps.Clock == nil {
 		deps.Clock = clock.Real{}
 	}
-	t := &Triggers{deps: deps, filter_: pathfilter.Filter{Include: def.Include, Exclude: def.Exclude}}
-	if err := t.filter_.Validate(); err != nil {
+	t := &Triggers{deps: deps, paths: pathfilter.Filter{Include: def.Include, Exclude: def.Exclude}}
+	if err := t.paths.Validate(); err != nil {
 		return nil, err
 	}
-	any := !t.filter_.Empty()
+	any := !t.paths.Empty()
 	if def.Skill != "" && deps.SkillOK != nil {
 		if err := deps.SkillOK(def.Skill); err != nil {
 			return nil, err
@@ -239,8 +239,8 @@ func (t *Triggers) filter(paths []string) []string {
 	if t == nil {
 		return paths
 	}
-	if !t.filter_.Empty() {
-		paths = t.filter_.Apply(paths)
+	if !t.paths.Empty() {
+		paths = t.paths.Apply(paths)
 	}
 	if t.tailRel == "" {
 		return paths
