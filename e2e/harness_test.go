@@ -171,15 +171,28 @@ func (e *env) waitRuns(name string, n int) []runner.RunView {
 	return runs
 }
 
-// quiet checks for a few debounce windows that the watcher starts no new
-// run: its run counter stays at runs and it stays idle.
+// quiet checks that the watcher starts no new run: once its debounce has
+// looked at what changed it settles idle, and for a few more debounce
+// windows it stays idle with its run counter at runs. A run held back by
+// the cooldown shows as a "cooling down" reason and fails the check too,
+// so the check does not depend on the cooldown being longer than it.
 func (e *env) quiet(name string, runs int) {
 	e.t.Helper()
+	woke := func(st watchers.State) bool {
+		return st.Runs != runs || st.Phase == watchers.PhaseProcessing || st.Phase == watchers.PhaseSettling ||
+			strings.Contains(st.Reason, "cooling down")
+	}
+	e.waitFor(name+" to be idle", func() bool {
+		st := e.state(name)
+		if woke(st) {
+			e.t.Fatalf("%s woke up: phase %s (%s), %d run(s), want %d", name, st.Phase, st.Reason, st.Runs, runs)
+		}
+		return st.Phase == watchers.PhaseIdle
+	})
 	deadline := time.Now().Add(5 * watchers.Tiers["fast"])
 	for time.Now().Before(deadline) {
-		st := e.state(name)
-		if st.Runs != runs || st.Phase == watchers.PhaseProcessing || st.Phase == watchers.PhaseSettling {
-			e.t.Fatalf("%s woke up: phase %s, %d run(s), want %d", name, st.Phase, st.Runs, runs)
+		if st := e.state(name); woke(st) || st.Phase != watchers.PhaseIdle {
+			e.t.Fatalf("%s woke up: phase %s (%s), %d run(s), want %d", name, st.Phase, st.Reason, st.Runs, runs)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
