@@ -58,9 +58,12 @@ type RunResponse struct {
 	RunID string `json:"runId"`
 }
 
-// ResumeRequest resumes a watcher; Reset clears its fire count.
+// ResumeRequest resumes a watcher. Reset clears its fire count; Forget
+// dismisses the pending changes, taking the folder as it is now as the
+// new baseline instead of dispatching them.
 type ResumeRequest struct {
-	Reset bool `json:"reset"`
+	Reset  bool `json:"reset"`
+	Forget bool `json:"forget,omitempty"`
 }
 
 // UndoRequest reverses a run (the last one when RunID is empty).

@@ -118,8 +118,8 @@ func (c *Client) Pause(ctx context.Context, ref string) error {
 	return c.do(ctx, "POST", "/v1/watchers/"+esc(ref)+"/pause", struct{}{}, nil)
 }
 
-func (c *Client) Resume(ctx context.Context, ref string, reset bool) error {
-	return c.do(ctx, "POST", "/v1/watchers/"+esc(ref)+"/resume", ResumeRequest{Reset: reset}, nil)
+func (c *Client) Resume(ctx context.Context, ref string, req ResumeRequest) error {
+	return c.do(ctx, "POST", "/v1/watchers/"+esc(ref)+"/resume", req, nil)
 }
 
 func (c *Client) PauseAll(ctx context.Context) error {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tend-agent/tend/api"
 	"github.com/tend-agent/tend/watchers"
 )
 
@@ -68,7 +69,7 @@ func TestMaxFiresExhaustsUntilReset(t *testing.T) {
 	if st := e.state("twice"); st.Phase != watchers.PhaseExhausted || st.FireCount != 2 {
 		t.Fatalf("state %s, fires %d; want exhausted after 2", st.Phase, st.FireCount)
 	}
-	if err := e.c.Resume(context.Background(), "twice", true); err != nil {
+	if err := e.c.Resume(context.Background(), "twice", api.ResumeRequest{Reset: true}); err != nil {
 		t.Fatal(err)
 	}
 	e.until("a run after reset", time.Second, func() bool { _, ends, _ := e.runner.snapshot(); return len(ends) == 3 })

@@ -31,7 +31,7 @@ type daemonAPI interface {
 	source
 	Run(ctx context.Context, ref string, dryRun bool) (api.RunResponse, error)
 	Pause(ctx context.Context, ref string) error
-	Resume(ctx context.Context, ref string, reset bool) error
+	Resume(ctx context.Context, ref string, req api.ResumeRequest) error
 	PauseAll(ctx context.Context) error
 	ResumeAll(ctx context.Context) error
 	Panic(ctx context.Context) error
@@ -52,9 +52,9 @@ func perform(ctx context.Context, c daemonAPI, o Options, a Action) error {
 	case Pause:
 		err = c.Pause(ctx, a.ID)
 	case Resume:
-		err = c.Resume(ctx, a.ID, false)
+		err = c.Resume(ctx, a.ID, api.ResumeRequest{})
 	case ResumeReset:
-		err = c.Resume(ctx, a.ID, true)
+		err = c.Resume(ctx, a.ID, api.ResumeRequest{Reset: true})
 	case PauseAll:
 		err = c.PauseAll(ctx)
 	case ResumeAll:

@@ -24,7 +24,8 @@ func (r *recorder) Pause(_ context.Context, ref string) error     { return r.rec
 func (r *recorder) PauseAll(context.Context) error                { return r.rec("pause-all") }
 func (r *recorder) ResumeAll(context.Context) error               { return r.rec("resume-all") }
 func (r *recorder) Panic(context.Context) error                   { return r.rec("panic") }
-func (r *recorder) Resume(_ context.Context, ref string, reset bool) error {
+func (r *recorder) Resume(_ context.Context, ref string, req api.ResumeRequest) error {
+	reset := req.Reset
 	return r.rec(fmt.Sprintf("resume %s reset=%v", ref, reset))
 }
 func (r *recorder) Run(_ context.Context, ref string, dry bool) (api.RunResponse, error) {

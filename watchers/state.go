@@ -65,7 +65,17 @@ type State struct {
 	LastCheckEnd time.Time   `json:"lastCheckEnd,omitempty"`
 	LastCheck    string      `json:"lastCheck,omitempty"`
 	FireTimes    []time.Time `json:"fireTimes,omitempty"`
+	// Pending are the changes seen but not yet handled by a finished run
+	// (relative paths, sorted); the baseline moves past a change only
+	// when a run handled it or the user dismissed it.
+	Pending []PendingChange `json:"pending,omitempty"`
 	UpdatedAt    time.Time   `json:"updatedAt"`
+}
+
+// PendingChange is one changed path waiting for a run.
+type PendingChange struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"` // added, removed, modified
 }
 
 // StateFiles are the paths of one watcher's runtime files.

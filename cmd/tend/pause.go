@@ -39,7 +39,9 @@ func newResumeCommand(g *globalOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return eachOrAll(g, args, all, "resumed",
 				func(ctx context.Context, c *api.Client) error { return c.ResumeAll(ctx) },
-				func(ctx context.Context, c *api.Client, ref string) error { return c.Resume(ctx, ref, reset) })
+				func(ctx context.Context, c *api.Client, ref string) error {
+					return c.Resume(ctx, ref, api.ResumeRequest{Reset: reset})
+				})
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "every watcher")
