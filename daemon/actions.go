@@ -151,6 +151,9 @@ func (d *Daemon) remove(ctx context.Context, ref string) error {
 		return err
 	}
 	d.reconcileLocked(ctx)
+	d.mu.Unlock()
+	d.wound(def.ID) // its last state write is done before the files go
+	d.mu.Lock()
 	watchers.StateFiles{Dir: d.cfg.Home.State(), ID: def.ID}.Remove()
 	return nil
 }
@@ -185,18 +188,33 @@ func (d *Daemon) pause(ctx context.Context, ref string) error {
 	return d.setEnabled(ctx, ref, false)
 }
 
-func (d *Daemon) resume(ctx context.Context, ref string, reset bool) error {
+// resume lets a watcher run again. With Forget the pending changes are
+// dismissed first (the folder as it is becomes the baseline); otherwise
+// they are dispatched.
+func (d *Daemon) resume(ctx context.Context, ref string, req api.ResumeRequest) error {
 	d.mu.Lock()
 	def, err := d.find(ref)
 	d.mu.Unlock()
 	if err != nil {
 		return err
 	}
+	if def.IsTemplate() {
+		return userErrorf("%s is a template: it has no folder to resume; attach it with `tend attach %s PATH`", def.Name, def.Name)
+	}
+	if req.Forget {
+		_, eng, err := d.engine(ref)
+		if err != nil {
+			return err
+		}
+		if _, err := eng.Forget(ctx); err != nil {
+			return err
+		}
+	}
 	if !def.Enabled {
 		if err := d.setEnabled(ctx, ref, true); err != nil {
 			return err
 		}
-		if !reset {
+		if !req.Reset {
 			return nil
 		}
 	}
@@ -204,7 +222,10 @@ func (d *Daemon) resume(ctx context.Context, ref string, reset bool) error {
 	if err != nil {
 		return err
 	}
-	return eng.Resume(ctx, reset)
+	if err := eng.Resume(ctx, req.Reset); err != nil {
+		return &userError{err.Error()}
+	}
+	return nil
 }
 
 // panic pauses every watcher and cancels every run in flight: first the

@@ -63,6 +63,7 @@ type Daemon struct {
 
 	mu       sync.Mutex // serialises reconcile and mutations
 	engines  map[string]*handle
+	winding  map[string]<-chan struct{} // engines told to stop, closed once stopped
 	defs     []*watchers.Definition
 	problems map[string]string // definition file id -> problem
 
@@ -105,6 +106,7 @@ func New(cfg Config) *Daemon {
 		events:   newBroker(),
 		trim:     newMemTrimmer(),
 		engines:  map[string]*handle{},
+		winding:  map[string]<-chan struct{}{},
 		problems: map[string]string{},
 		states:   map[string]watchers.State{},
 	}
@@ -182,11 +184,16 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 
 func (d *Daemon) stopAll() {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	for id, h := range d.engines {
-		h.cancel()
-		<-h.done
-		delete(d.engines, id)
+		d.stopEngine(id, h)
+	}
+	var done []<-chan struct{}
+	for _, c := range d.winding {
+		done = append(done, c)
+	}
+	d.mu.Unlock()
+	for _, c := range done {
+		<-c
 	}
 }
 

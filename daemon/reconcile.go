@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -61,14 +60,14 @@ func (d *Daemon) reconcileLocked(ctx context.Context) {
 		if h != nil && h.raw == string(raw) && equalStrings(h.exclude, excludes[id]) {
 			continue
 		}
+		var prev <-chan struct{}
 		if h != nil {
-			d.stopEngine(id, h)
-			if !h.def.Enabled && def.Enabled {
-				// Re-enabled: take a fresh baseline, do not replay the pause.
-				os.Remove(watchers.StateFiles{Dir: d.cfg.Home.State(), ID: id}.Tree())
-			}
+			// The old engine keeps its baseline: a re-enabled watcher
+			// dispatches what changed while it was paused (unless the user
+			// said resume --forget, which moved the baseline first).
+			prev = d.stopEngine(id, h)
 		}
-		d.startEngine(ctx, def, string(raw), excludes[id])
+		d.startEngine(ctx, def, string(raw), excludes[id], prev)
 	}
 }
 
@@ -80,7 +79,9 @@ func idOf(err error) string {
 	return "store"
 }
 
-func (d *Daemon) startEngine(ctx context.Context, def *watchers.Definition, raw string, exclude []string) {
+// startEngine starts a watcher's engine once prev (the engine it
+// replaces, if any) has stopped, so two engines never share its files.
+func (d *Daemon) startEngine(ctx context.Context, def *watchers.Definition, raw string, exclude []string, prev <-chan struct{}) {
 	var trig *watchers.Triggers
 	if d.cfg.Triggers != nil {
 		t, err := d.cfg.Triggers(def)
@@ -109,14 +110,35 @@ func (d *Daemon) startEngine(ctx context.Context, def *watchers.Definition, raw 
 	d.engines[def.ID] = h
 	go func() {
 		defer close(h.done)
+		if prev != nil {
+			select {
+			case <-prev:
+			case <-ectx.Done():
+				return
+			}
+		}
 		h.eng.Run(ectx)
 	}()
 }
 
-func (d *Daemon) stopEngine(id string, h *handle) {
+// stopEngine tells an engine to stop and returns at once: no lock is held
+// while a run winds down. The returned channel closes when it has stopped.
+func (d *Daemon) stopEngine(id string, h *handle) <-chan struct{} {
 	h.cancel()
-	<-h.done
 	delete(d.engines, id)
+	d.winding[id] = h.done
+	return h.done
+}
+
+// wound waits, with d.mu not held, until the engine of id that was last
+// stopped has finished.
+func (d *Daemon) wound(id string) {
+	d.mu.Lock()
+	c := d.winding[id]
+	d.mu.Unlock()
+	if c != nil {
+		<-c
+	}
 }
 
 func (d *Daemon) forget(def *watchers.Definition) {

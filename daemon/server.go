@@ -200,7 +200,7 @@ func (d *Daemon) hResume(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, err)
 		return
 	}
-	d.answerOK(w, d.resume(d.runCtx, r.PathValue("ref"), req.Reset))
+	d.answerOK(w, d.resume(d.runCtx, r.PathValue("ref"), req))
 }
 
 func (d *Daemon) hPauseAll(w http.ResponseWriter, r *http.Request) {
@@ -208,7 +208,7 @@ func (d *Daemon) hPauseAll(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Daemon) hResumeAll(w http.ResponseWriter, r *http.Request) {
-	d.answerOK(w, d.forAll(d.runCtx, func(ctx context.Context, ref string) error { return d.resume(ctx, ref, false) }))
+	d.answerOK(w, d.forAll(d.runCtx, func(ctx context.Context, ref string) error { return d.resume(ctx, ref, api.ResumeRequest{}) }))
 }
 
 func (d *Daemon) hPanic(w http.ResponseWriter, r *http.Request) { d.answerOK(w, d.panicAll(d.runCtx)) }

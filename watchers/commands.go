@@ -4,16 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/tend-agent/tend/fingerprint"
 )
 
 // errStopped is returned when the engine has already stopped.
 var errStopped = errors.New("watcher is stopping")
 
-// do runs f on the engine goroutine and waits for it.
+// do runs f on the engine goroutine and waits for it. A panic in f
+// fails the call (and puts the watcher in error) instead of the daemon.
 func (e *Engine) do(ctx context.Context, f func() error) error {
 	errc := make(chan error, 1)
+	run := func() {
+		defer func() {
+			if v := recover(); v != nil {
+				errc <- fmt.Errorf("internal error in watcher %s: %v", e.def.Name, v)
+				panic(v) // for the engine's recover, which records it
+			}
+		}()
+		errc <- f()
+	}
 	select {
-	case e.cmds <- func() { errc <- f() }:
+	case e.cmds <- run:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -51,7 +63,11 @@ func (e *Engine) RunNow(ctx context.Context, dryRun bool) (string, error) {
 		}
 		e.fireChanges(ctx, pendingRun{trigger: "manual", dryRun: dryRun || e.def.DryRun}, true)
 		if e.run == nil {
-			return fmt.Errorf("run did not start: %s", e.st.Reason)
+			why := e.st.Reason
+			if prev == PhasePaused || prev == PhaseError {
+				e.setPhase(prev, e.st.Reason)
+			}
+			return fmt.Errorf("run did not start: %s", why)
 		}
 		id = e.run.id
 		if prev == PhasePaused || prev == PhaseExhausted {
@@ -63,6 +79,7 @@ func (e *Engine) RunNow(ctx context.Context, dryRun bool) (string, error) {
 }
 
 // Pause stops the watcher from dispatching and cancels a run in flight.
+// The changes it had not handled stay pending.
 func (e *Engine) Pause(ctx context.Context, reason string) error {
 	return e.do(ctx, func() error {
 		if reason == "" {
@@ -79,28 +96,69 @@ func (e *Engine) Pause(ctx context.Context, reason string) error {
 }
 
 // Resume lets a paused, exhausted or failed watcher run again; reset
-// also clears its fire count.
+// also clears its fire count. What is pending is dispatched.
 func (e *Engine) Resume(ctx context.Context, reset bool) error {
 	return e.do(ctx, func() error {
+		if e.st.Phase == PhaseExhausted && !reset {
+			return fmt.Errorf("watcher %s reached its maxFires (%d): resume it with `tend resume %s --reset`", e.def.Name, e.guards().MaxFires, e.def.Name)
+		}
 		if reset {
 			e.st.FireCount = 0
 		}
 		e.st.FireTimes = nil
 		e.st.Failures = 0
+		e.st.CheckFailures = 0
 		if e.run != nil {
 			e.setPhase(PhaseProcessing, "")
 			return nil
 		}
 		if e.src == nil || e.baseline == nil {
-			e.start(ctx, true)
+			e.start(ctx, false)
 			return nil
 		}
 		e.setPhase(PhaseIdle, "")
-		// What changed while paused (and was held back) runs now.
-		e.fireChanges(ctx, pendingRun{trigger: "change", dryRun: e.def.DryRun}, false)
+		// What changed while paused (and was held back) runs now, and a
+		// queued trigger with it.
+		p, force := e.nextQueued()
+		e.fireChanges(ctx, p, force)
 		e.cfg.Triggers.armNext(e)
 		return nil
 	})
+}
+
+// Forget dismisses every pending change: the folder as it is now becomes
+// the baseline, and queued triggers are dropped. It returns how many
+// changes were dismissed.
+func (e *Engine) Forget(ctx context.Context) (int, error) {
+	var n int
+	err := e.do(ctx, func() error {
+		if e.run != nil {
+			return errBusy
+		}
+		tree, err := fingerprint.Build(ctx, e.def.Path, e.fpOptions())
+		if err != nil {
+			return fmt.Errorf("fingerprinting %s: %w", e.def.Path, err)
+		}
+		if e.baseline != nil {
+			n = len(e.cfg.Triggers.filter(allPaths(fingerprint.Diff(e.baseline, tree))))
+		}
+		e.live, e.baseline, e.rescan = tree, tree, false
+		e.dirty = map[string]struct{}{}
+		clear(e.lastSeen)
+		clear(e.queued)
+		e.st.Queued = nil
+		e.saveBaseline()
+		e.treeW.wait() // a restart right after must find the new baseline
+		e.notePending()
+		if e.st.Phase == PhaseDebouncing {
+			e.stopTimer()
+			e.deb.Reset()
+			e.setPhase(PhaseIdle, "")
+		}
+		e.save()
+		return nil
+	})
+	return n, err
 }
 
 // ResetFires clears the fire count and the burst history (a detached
@@ -123,7 +181,7 @@ func (e *Engine) Rebaseline(ctx context.Context, f func() ([]string, error)) err
 			return errBusy
 		}
 		touched, ferr := f()
-		if ferr == nil && len(touched) > 0 {
+		if ferr == nil && len(touched) > 0 && e.baseline != nil {
 			base, err := e.baseline.UpdatePaths(touched)
 			if err != nil {
 				e.log.Warn("folding undo into the baseline; taking the folder as it is", "err", err)
@@ -135,8 +193,10 @@ func (e *Engine) Rebaseline(ctx context.Context, f func() ([]string, error)) err
 			}
 			e.baseline = base
 			e.saveBaseline()
-			for _, p := range touched {
-				e.dirty[p] = struct{}{}
+			if e.live != nil {
+				for _, p := range touched {
+					e.dirty[p] = struct{}{}
+				}
 			}
 		}
 		if ferr != nil {

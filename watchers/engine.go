@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -61,6 +63,7 @@ type Engine struct {
 	baseline *fingerprint.Tree
 	live     *fingerprint.Tree
 	dirty    map[string]struct{}
+	lastSeen map[string]time.Time // last event per path, to hold back files still being written
 	rescan   bool
 	rootGone bool
 
@@ -74,7 +77,7 @@ type Engine struct {
 	cmds    chan func()
 	runDone chan passDone
 	run     *activeRun
-	pending *pendingRun
+	queued  map[string]pendingRun // triggers held back by a run or a guard, one per kind
 }
 
 // NewEngine prepares an engine; Run starts it.
@@ -92,16 +95,18 @@ func NewEngine(cfg EngineConfig) *Engine {
 	files := StateFiles{Dir: cfg.StateDir, ID: cfg.Def.ID}
 	log := cfg.Log.With("watcher", cfg.Def.Name)
 	return &Engine{
-		cfg:     cfg,
-		def:     cfg.Def,
-		files:   files,
-		log:     log,
-		treeW:   &bgWriter{what: "baseline", log: log},
-		stateW:  &bgWriter{what: "state", log: log},
-		dirty:   map[string]struct{}{},
-		deb:     Debouncer{Window: w, MaxWait: mw},
-		cmds:    make(chan func()),
-		runDone: make(chan passDone, 1),
+		cfg:      cfg,
+		def:      cfg.Def,
+		files:    files,
+		log:      log,
+		treeW:    &bgWriter{what: "baseline", log: log},
+		stateW:   &bgWriter{what: "state", log: log},
+		dirty:    map[string]struct{}{},
+		lastSeen: map[string]time.Time{},
+		queued:   map[string]pendingRun{},
+		deb:      Debouncer{Window: w, MaxWait: mw},
+		cmds:     make(chan func()),
+		runDone:  make(chan passDone, 1),
 	}
 }
 
@@ -120,12 +125,39 @@ func (e *Engine) Run(ctx context.Context) {
 	e.st.Reason = ""
 	defer e.shutdown()
 	if !e.def.Enabled {
-		e.setPhase(PhasePaused, "disabled")
+		// Paused: no watching, but the baseline is kept (and loaded, for
+		// undo and manual runs), so what changes meanwhile stays pending.
+		e.baseline = e.loadBaseline()
+		e.setPhase(PhasePaused, pausedReason(e.st.PendingCount))
 		e.loop(ctx)
 		return
 	}
-	e.start(ctx, false)
+	e.safely(func() { e.start(ctx, false) })
 	e.loop(ctx)
+}
+
+func pausedReason(pending int) string {
+	if pending > 0 {
+		return fmt.Sprintf("paused by the user; %d change(s) pending", pending)
+	}
+	return "paused by the user"
+}
+
+// safely runs one step of the engine. A panic puts this watcher in error
+// with the panic's message (the stack goes to the log); the daemon and
+// the other watchers go on.
+func (e *Engine) safely(f func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			e.log.Error("panic in watcher", "panic", v, "stack", string(debug.Stack()))
+			if e.run != nil {
+				e.run.cancel()
+			}
+			e.stopTimer()
+			e.setPhase(PhaseError, fmt.Sprintf("internal error: %v (see the daemon log; `tend resume %s` to retry)", v, e.def.Name))
+		}
+	}()
+	f()
 }
 
 // start opens the event source and takes or checks the baseline. With
@@ -133,6 +165,11 @@ func (e *Engine) Run(ctx context.Context) {
 // changed while it was off is not replayed as new work.
 func (e *Engine) start(ctx context.Context, fresh bool) {
 	e.setPhase(PhaseStarting, "")
+	if fi, err := os.Lstat(e.def.Path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		e.fail(fmt.Errorf("folder %s has been replaced by a symbolic link; tend does not follow it (put the folder back, or point the watcher at the real folder)", e.def.Path))
+		e.arm(timerRetry, 5*time.Second)
+		return
+	}
 	if err := e.openSource(ctx); err != nil {
 		e.fail(err)
 		e.arm(timerRetry, 5*time.Second)
@@ -164,9 +201,12 @@ func (e *Engine) start(ctx context.Context, fresh bool) {
 	e.baseline = old
 	e.setPhase(PhaseIdle, "")
 	ch := fingerprint.Diff(e.baseline, e.live)
-	if kept := e.cfg.Triggers.filter(allPaths(ch)); len(kept) > 0 {
-		e.log.Info("changes found since the daemon last ran", "count", len(kept))
+	if kept := e.dismissFiltered(allPaths(ch)); len(kept) > 0 {
+		e.log.Info("changes pending or made while the watcher was not running", "count", len(kept))
+		e.notePending()
 		e.dispatch("startup", restrict(ch, kept))
+	} else {
+		e.notePending()
 	}
 	e.cfg.Triggers.armNext(e)
 }
@@ -246,17 +286,17 @@ func (e *Engine) loop(ctx context.Context) {
 				e.src = nil
 				continue
 			}
-			e.onNotice(n)
+			e.safely(func() { e.onNotice(n) })
 		case <-tc:
 			k := e.timerKind
 			e.timer, e.timerKind = nil, timerNone
-			e.onTimer(ctx, k)
+			e.safely(func() { e.onTimer(ctx, k) })
 		case f := <-e.cmds:
-			f()
+			e.safely(f)
 		case d := <-e.runDone:
-			e.onPassDone(d)
+			e.safely(func() { e.onPassDone(d) })
 		case t := <-e.cfg.Triggers.channel():
-			e.onTrigger(t)
+			e.safely(func() { e.onTrigger(t) })
 		}
 	}
 }
@@ -302,9 +342,16 @@ func (e *Engine) onNotice(n events.Notice) {
 			e.setPhase(PhaseIdle, "")
 		}
 	}
+	now := e.cfg.Clock.Now()
 	for _, p := range n.Paths {
 		rel, ok := relPath(e.def.Path, p)
-		if !ok || e.rescan {
+		if !ok {
+			continue
+		}
+		if len(e.lastSeen) < maxDirty {
+			e.lastSeen[rel] = now
+		}
+		if e.rescan {
 			continue
 		}
 		e.dirty[rel] = struct{}{}
@@ -319,7 +366,6 @@ func (e *Engine) onNotice(n events.Notice) {
 	}
 	switch e.st.Phase {
 	case PhaseIdle, PhaseDebouncing:
-		now := e.cfg.Clock.Now()
 		e.deb.Add(now)
 		e.setPhase(PhaseDebouncing, "")
 		e.arm(timerDebounce, e.deb.Due().Sub(now))
@@ -349,6 +395,11 @@ func (e *Engine) refresh(ctx context.Context) error {
 		e.live, e.rescan = t, false
 		e.dirty = map[string]struct{}{}
 		e.noteSkipped(t)
+		if e.baseline == nil {
+			// A watcher paused before it ever took a baseline: what is
+			// there now is where it starts.
+			e.baseline = t
+		}
 		return nil
 	}
 	paths := make([]string, 0, len(e.dirty))

@@ -3,6 +3,9 @@ package watchers
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/tend-agent/tend/fingerprint"
@@ -57,24 +60,33 @@ type activeRun struct {
 	id      string
 	trigger string
 	pass    int
+	ctx     context.Context   // every pass of the run gets it: pause, panic and stop cancel them all
 	pre     *fingerprint.Tree // what the model was told about
 	cancel  context.CancelFunc
 	dryRun  bool
 	started time.Time
 	last    PassResult
-	note    string
-	extra   string
+	req     pendingRun
+	// handled is the baseline moved past the changes presented to the
+	// model (as they were then) and past the run's own effects: the new
+	// baseline when the run finishes. effects is the baseline moved past
+	// the run's own effects only: the new baseline when the run fails or
+	// is stopped, so what it was told about stays pending.
+	handled *fingerprint.Tree
+	effects *fingerprint.Tree
 	// passActive is true while a pass goroutine has not reported back.
 	passActive bool
 	// resumeTo is the phase a manual run on a paused watcher returns to.
 	resumeTo Phase
 }
 
+// pendingRun is a trigger waiting to become a run.
 type pendingRun struct {
 	trigger string
 	dryRun  bool
 	note    string
 	extra   string
+	rank    int // within a kind, a higher rank replaces a lower one (a fail verdict outranks an ok)
 }
 
 type passDone struct{ res PassResult }
@@ -84,17 +96,20 @@ func (e *Engine) dispatch(trigger string, ch fingerprint.Changes) {
 	e.dispatchWith(pendingRun{trigger: trigger, dryRun: e.def.DryRun}, ch)
 }
 
+// dispatchWith starts a run of p for ch, or holds p back (queued) while a
+// guard says wait. Held-back changes stay pending in the baseline diff.
 func (e *Engine) dispatchWith(p pendingRun, ch fingerprint.Changes) {
 	now := e.cfg.Clock.Now()
 	g := e.guards()
 	if g.MaxFires > 0 && e.st.FireCount >= g.MaxFires {
+		e.queue(p)
 		e.setPhase(PhaseExhausted, fmt.Sprintf("reached maxFires (%d); reset with `tend resume %s --reset`", g.MaxFires, e.def.Name))
 		return
 	}
 	// Manual runs are not held back by the cooldown: the person asked.
 	if !e.st.LastRunEnd.IsZero() && p.trigger != "manual" {
 		if wait := e.st.LastRunEnd.Add(time.Duration(g.CooldownSeconds) * time.Second).Sub(now); wait > 0 {
-			e.pending = &p
+			e.queue(p)
 			e.setPhase(PhaseDebouncing, fmt.Sprintf("cooling down for %s", wait.Round(time.Second)))
 			e.arm(timerCooldown, wait)
 			return
@@ -108,24 +123,27 @@ func (e *Engine) dispatchWith(p pendingRun, ch fingerprint.Changes) {
 		}
 	}
 	e.st.FireTimes = recent
-	if len(recent) >= g.BurstThreshold {
+	if len(recent) >= g.BurstThreshold && p.trigger != "manual" {
+		e.queue(p)
 		e.setPhase(PhasePaused, fmt.Sprintf("paused by the burst guard: more than %d runs within %ds; resume with `tend resume %s`", g.BurstThreshold, g.BurstWindowSeconds, e.def.Name))
 		return
 	}
+	e.unqueue(p)
 	e.st.FireTimes = append(e.st.FireTimes, now)
 	e.st.FireCount++
 	e.st.LastTrigger = now.UTC()
 	e.st.LastChanges = ch.Len()
 	ctx, cancel := context.WithCancel(context.Background())
 	e.run = &activeRun{
-		id: e.cfg.NewRunID(), trigger: p.trigger, cancel: cancel, pre: e.live,
-		dryRun: p.dryRun, started: now, note: p.note, extra: p.extra,
+		id: e.cfg.NewRunID(), trigger: p.trigger, ctx: ctx, cancel: cancel, pre: e.live,
+		dryRun: p.dryRun, started: now, req: p,
+		handled: e.baseline.Graft(e.live, allPaths(ch)), effects: e.baseline,
 	}
 	e.st.LastRunID = e.run.id
-	e.startPass(ctx, ch)
+	e.startPass(ch)
 }
 
-func (e *Engine) startPass(ctx context.Context, ch fingerprint.Changes) {
+func (e *Engine) startPass(ch fingerprint.Changes) {
 	r := e.run
 	r.pass++
 	e.setPhase(PhaseProcessing, "")
@@ -134,10 +152,10 @@ func (e *Engine) startPass(ctx context.Context, ch fingerprint.Changes) {
 		Changes: ch, DryRun: r.dryRun,
 	}
 	if r.pass == 1 {
-		req.Note, req.Extra = r.note, r.extra
+		req.Note, req.Extra = r.req.note, r.req.extra
 	}
 	r.passActive = true
-	slots, runner, done := e.cfg.Slots, e.cfg.Runner, e.runDone
+	ctx, slots, runner, done, log := r.ctx, e.cfg.Slots, e.cfg.Runner, e.runDone, e.log
 	go func() {
 		if slots != nil {
 			select {
@@ -148,8 +166,20 @@ func (e *Engine) startPass(ctx context.Context, ch fingerprint.Changes) {
 				return
 			}
 		}
-		done <- passDone{runner.Pass(ctx, req)}
+		done <- passDone{safePass(ctx, runner, req, log)}
 	}()
+}
+
+// safePass runs one pass; a panic in it fails the pass instead of the
+// daemon.
+func safePass(ctx context.Context, runner Runner, req PassRequest, log *slog.Logger) (res PassResult) {
+	defer func() {
+		if v := recover(); v != nil {
+			log.Error("panic in a pass", "panic", v, "stack", string(debug.Stack()))
+			res = PassResult{Outcome: "failed", Reason: fmt.Sprintf("internal error: %v", v), Failed: true}
+		}
+	}()
+	return runner.Pass(ctx, req)
 }
 
 func (e *Engine) onPassDone(d passDone) {
@@ -175,9 +205,13 @@ type Toucher interface {
 // decides whether the folder has converged.
 func (e *Engine) settle(ctx context.Context) {
 	r := e.run
-	if t, ok := r.last.Explainer.(Toucher); ok && !e.rescan {
-		for _, p := range t.Touched() {
-			e.dirty[p] = struct{}{}
+	var touched []string
+	if t, ok := r.last.Explainer.(Toucher); ok {
+		touched = t.Touched()
+		if !e.rescan {
+			for _, p := range touched {
+				e.dirty[p] = struct{}{}
+			}
 		}
 	}
 	if err := e.refresh(ctx); err != nil {
@@ -185,36 +219,57 @@ func (e *Engine) settle(ctx context.Context) {
 		return
 	}
 	res := r.last
-	if res.Failed || res.Outcome == "stopped" || r.dryRun {
+	ch := fingerprint.Diff(r.pre, e.live)
+	all := allPaths(ch)
+	unexplained := all
+	if res.Explainer != nil && !ch.Empty() {
+		unexplained = res.Explainer.Unexplained(e.def.Path, all)
+	}
+	// The run's own effects are taken as they are now, whatever happens
+	// next: they are never news to the watcher.
+	own := append(minus(all, unexplained), touched...)
+	r.handled = r.handled.Graft(e.live, own)
+	r.effects = r.effects.Graft(e.live, own)
+	if res.Failed || res.Outcome == "stopped" || res.Outcome == "timeout" || r.dryRun {
 		e.finishRun(res.Outcome, res.Reason, res.Failed)
 		return
 	}
-	ch := fingerprint.Diff(r.pre, e.live)
-	if ch.Empty() {
-		e.finishRun(res.Outcome, res.Reason, false)
-		return
-	}
-	var unexplained []string
-	all := allPaths(ch)
-	if res.Explainer != nil {
-		unexplained = res.Explainer.Unexplained(e.def.Path, all)
-	} else {
-		unexplained = all
-	}
-	unexplained = e.cfg.Triggers.filter(unexplained)
-	if len(unexplained) == 0 {
+	news := e.dismissFiltered(unexplained)
+	news = e.notHot(news)
+	if len(news) == 0 {
 		e.finishRun(res.Outcome, res.Reason, false)
 		return
 	}
 	if r.pass >= e.def.MaxIterations {
-		e.finishRun(res.Outcome, fmt.Sprintf("stopped after %d passes; the folder was still changing", r.pass), false)
+		e.finishRun(res.Outcome, fmt.Sprintf("stopped after %d passes; the folder was still changing (%d change(s) stay pending for the next run)", r.pass, len(news)), false)
 		return
 	}
-	e.log.Info("changes by others during the run; another pass", "count", len(unexplained))
+	e.log.Info("changes by others during the run; another pass", "count", len(news))
 	r.pre = e.live
-	e.startPass(context.Background(), restrict(ch, unexplained))
+	r.handled = r.handled.Graft(e.live, news)
+	e.startPass(restrict(ch, news))
 }
 
+// dismissFiltered returns the paths the include/exclude filters let
+// through; the others are taken into the baseline (and the run's trees)
+// as they are, since they never dispatch.
+func (e *Engine) dismissFiltered(paths []string) []string {
+	kept := e.cfg.Triggers.filter(paths)
+	if len(kept) == len(paths) {
+		return kept
+	}
+	drop := minus(paths, kept)
+	e.baseline = e.baseline.Graft(e.live, drop)
+	if r := e.run; r != nil {
+		r.handled = r.handled.Graft(e.live, drop)
+		r.effects = r.effects.Graft(e.live, drop)
+	}
+	return kept
+}
+
+// finishRun ends the run. A run that finished handled what it was told
+// about; a failed, stopped or dry run leaves it pending (only the run's
+// own effects move the baseline).
 func (e *Engine) finishRun(outcome, reason string, failed bool) {
 	r := e.run
 	e.run = nil
@@ -222,7 +277,12 @@ func (e *Engine) finishRun(outcome, reason string, failed bool) {
 	if r.cancel != nil {
 		r.cancel()
 	}
-	e.baseline = e.live
+	handled := !failed && !r.dryRun && outcome != "stopped" && outcome != "timeout"
+	if handled {
+		e.baseline = r.handled
+	} else {
+		e.baseline = r.effects
+	}
 	e.st.Runs++
 	e.st.LastRunEnd = now.UTC()
 	e.st.LastOutcome = outcome
@@ -237,8 +297,13 @@ func (e *Engine) finishRun(outcome, reason string, failed bool) {
 	})
 	// After Finish: the history's fsync need not wait behind the tree's.
 	e.saveBaseline()
+	e.notePending()
+	if !handled && r.req.trigger != "change" && r.req.trigger != "startup" && r.req.trigger != "manual" {
+		// A tail verdict or check output that did not get through waits.
+		e.queue(r.req)
+	}
 	if max := e.guards().MaxFailures; failed && e.st.Failures >= max {
-		e.setPhase(PhaseError, fmt.Sprintf("paused after %d failed runs in a row: %s; fix it and `tend resume %s`", e.st.Failures, reason, e.def.Name))
+		e.setPhase(PhaseError, fmt.Sprintf("paused after %d failed runs in a row: %s; fix it and `tend resume %s` (%d change(s) pending)", e.st.Failures, reason, e.def.Name, e.st.PendingCount))
 		return
 	}
 	if e.st.Phase == PhasePaused {
@@ -251,7 +316,13 @@ func (e *Engine) finishRun(outcome, reason string, failed bool) {
 	}
 	e.setPhase(PhaseIdle, "")
 	e.cfg.Triggers.armNext(e)
-	if len(e.dirty) > 0 || e.rescan {
+	switch {
+	case failed:
+		// The model server failed: try again later, with backoff.
+		wait := retryBackoff(e.st.Failures)
+		e.setPhase(PhaseDebouncing, fmt.Sprintf("run failed: %s; retrying in %s", reason, wait.Round(time.Second)))
+		e.arm(timerCooldown, wait)
+	case len(e.dirty) > 0 || e.rescan || (handled && e.st.PendingCount > 0) || len(e.queued) > 0:
 		now := e.cfg.Clock.Now()
 		e.deb.Add(now)
 		e.setPhase(PhaseDebouncing, "")
@@ -259,18 +330,22 @@ func (e *Engine) finishRun(outcome, reason string, failed bool) {
 	}
 }
 
+// retryBackoff is the wait before the next try after n failed runs in a
+// row: 10 s, 20 s, 40 s, … at most 10 minutes.
+func retryBackoff(n int) time.Duration {
+	d := 10 * time.Second
+	for i := 1; i < n && d < 10*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 10*time.Minute)
+}
+
 func (e *Engine) onTimer(ctx context.Context, k timerKind) {
 	switch k {
-	case timerDebounce:
+	case timerDebounce, timerCooldown:
 		e.deb.Reset()
-		e.fireChanges(ctx, pendingRun{trigger: "change", dryRun: e.def.DryRun}, false)
-	case timerCooldown:
-		p := e.pending
-		e.pending = nil
-		if p == nil {
-			p = &pendingRun{trigger: "change", dryRun: e.def.DryRun}
-		}
-		e.fireChanges(ctx, *p, p.trigger != "change")
+		p, force := e.nextQueued()
+		e.fireChanges(ctx, p, force)
 	case timerSettle:
 		if e.run != nil {
 			e.settle(ctx)
@@ -285,8 +360,13 @@ func (e *Engine) onTimer(ctx context.Context, k timerKind) {
 // fireChanges looks at what changed since the baseline and dispatches it.
 // A change set that is empty (or filtered out) goes back to idle without
 // counting as a fire, unless force says the trigger wants a run anyway.
+// Paths still being written (an event within the tier's window) are held
+// back until they settle, even when the max wait forces a dispatch.
 func (e *Engine) fireChanges(ctx context.Context, p pendingRun, force bool) {
 	if e.st.Phase != PhaseIdle && e.st.Phase != PhaseDebouncing {
+		if force {
+			e.queue(p)
+		}
 		return
 	}
 	if err := e.refresh(ctx); err != nil {
@@ -294,19 +374,87 @@ func (e *Engine) fireChanges(ctx context.Context, p pendingRun, force bool) {
 		return
 	}
 	ch := fingerprint.Diff(e.baseline, e.live)
-	kept := e.cfg.Triggers.filter(allPaths(ch))
-	if len(kept) == 0 && !force {
-		e.baseline = e.live
-		e.saveBaseline()
+	kept := e.dismissFiltered(allPaths(ch))
+	ready := e.notHot(kept)
+	if len(kept) > len(ready) && len(ready) == 0 && !force {
+		// Only files still being written: wait for them to settle.
+		e.notePending()
+		now := e.cfg.Clock.Now()
+		e.deb.Add(now)
+		e.setPhase(PhaseDebouncing, fmt.Sprintf("waiting for %d file(s) still being written", len(kept)))
+		e.arm(timerDebounce, e.deb.Due().Sub(now))
+		return
+	}
+	e.saveBaseline()
+	e.notePending()
+	if len(ready) == 0 && !force {
 		e.setPhase(PhaseIdle, "")
 		return
 	}
-	if len(kept) == 0 && p.note == "" {
+	if len(ready) == 0 && p.note == "" {
 		p.note = p.trigger + " run: nothing changed in the folder since the last run"
-	} else if len(kept) == 0 {
+	} else if len(ready) == 0 {
 		p.note += "; nothing changed in the folder since the last run"
 	}
-	e.dispatchWith(p, restrict(ch, kept))
+	e.dispatchWith(p, restrict(ch, ready))
+}
+
+// notHot drops the paths with an event within the tier's window, and the
+// added folders that hold them: they are still being written and stay
+// pending until they settle.
+func (e *Engine) notHot(paths []string) []string {
+	now := e.cfg.Clock.Now()
+	var hot []string
+	for p, t := range e.lastSeen {
+		if now.Sub(t) < e.deb.Window {
+			hot = append(hot, p)
+		} else {
+			delete(e.lastSeen, p)
+		}
+	}
+	if len(hot) == 0 {
+		return paths
+	}
+	out := paths[:0:0]
+	for _, p := range paths {
+		busy := false
+		for _, h := range hot {
+			if h == p || strings.HasPrefix(h, p+"/") {
+				busy = true
+				break
+			}
+		}
+		if !busy {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// maxPendingListed bounds the pending paths written to the state file;
+// the count is always exact.
+const maxPendingListed = 200
+
+// notePending records what is still pending: the changes between the
+// baseline and the folder as last seen, after the filters.
+func (e *Engine) notePending() {
+	e.st.Pending = e.st.Pending[:0]
+	e.st.PendingCount = 0
+	if e.baseline == nil || e.live == nil {
+		return
+	}
+	ch := fingerprint.Diff(e.baseline, e.live)
+	add := func(paths []string, kind string) {
+		for _, p := range e.cfg.Triggers.filter(paths) {
+			e.st.PendingCount++
+			if len(e.st.Pending) < maxPendingListed {
+				e.st.Pending = append(e.st.Pending, PendingChange{Path: p, Kind: kind})
+			}
+		}
+	}
+	add(ch.Added, "added")
+	add(ch.Removed, "removed")
+	add(ch.Modified, "modified")
 }
 
 func (e *Engine) guards() Guards {
@@ -334,6 +482,24 @@ func allPaths(ch fingerprint.Changes) []string {
 	out = append(out, ch.Added...)
 	out = append(out, ch.Removed...)
 	out = append(out, ch.Modified...)
+	return out
+}
+
+// minus returns the paths of a that are not in b.
+func minus(a, b []string) []string {
+	if len(b) == 0 {
+		return a
+	}
+	drop := make(map[string]bool, len(b))
+	for _, p := range b {
+		drop[p] = true
+	}
+	out := a[:0:0]
+	for _, p := range a {
+		if !drop[p] {
+			out = append(out, p)
+		}
+	}
 	return out
 }
 

@@ -68,8 +68,13 @@ type State struct {
 	// Pending are the changes seen but not yet handled by a finished run
 	// (relative paths, sorted); the baseline moves past a change only
 	// when a run handled it or the user dismissed it.
-	Pending []PendingChange `json:"pending,omitempty"`
-	UpdatedAt    time.Time   `json:"updatedAt"`
+	Pending      []PendingChange `json:"pending,omitempty"`
+	PendingCount int             `json:"pendingCount"`
+	// Queued names the triggers (tail, check, schedule) waiting for the
+	// run in progress or a guard.
+	Queued        []string  `json:"queued,omitempty"`
+	CheckFailures int       `json:"checkFailures,omitempty"`
+	UpdatedAt     time.Time `json:"updatedAt"`
 }
 
 // PendingChange is one changed path waiting for a run.

@@ -277,17 +277,83 @@ func (e *Engine) pollTail() {
 	if v == nil {
 		return
 	}
-	if !e.accepting() {
-		e.log.Info("log verdict while busy or paused; not dispatched", "verdict", v.Kind)
-		return
-	}
 	extra := fmt.Sprintf("Log verdict for %s: %s", e.def.Tail.File, strings.ToUpper(v.Kind))
 	if v.Line != "" {
 		extra += "\nMatching line: " + v.Line
 	}
 	extra += "\nLast lines of the file:\n" + strings.Join(v.LastLines, "\n")
-	e.fireChanges(context.Background(), pendingRun{trigger: "tail", dryRun: e.def.DryRun, extra: extra,
-		note: "the log " + e.def.Tail.File + " gave a verdict: " + v.Kind}, true)
+	e.trigger(pendingRun{trigger: "tail", dryRun: e.def.DryRun, extra: extra, rank: verdictRank(v.Kind),
+		note: "the log " + e.def.Tail.File + " gave a verdict: " + v.Kind})
+}
+
+// verdictRank orders log verdicts: a failure outranks silence, which
+// outranks an ok, when they wait for the same run.
+func verdictRank(kind string) int {
+	switch kind {
+	case tail.Fail:
+		return 3
+	case tail.Silence:
+		return 2
+	}
+	return 1
+}
+
+// trigger starts a run for a schedule, check or tail trigger now, or
+// queues it until the run in progress or the guard holding it is done.
+// A trigger is never dropped, only coalesced with one of its kind.
+func (e *Engine) trigger(p pendingRun) {
+	if !e.accepting() {
+		e.queue(p)
+		e.log.Info("trigger while busy or paused; queued", "trigger", p.trigger)
+		e.save()
+		return
+	}
+	e.fireChanges(context.Background(), p, true)
+}
+
+// queue holds p back until a run may start. One trigger of each kind
+// waits: a higher rank replaces a lower one, an equal rank the older.
+func (e *Engine) queue(p pendingRun) {
+	switch p.trigger {
+	case "tail", "check", "schedule":
+	default:
+		return // change, startup and manual runs live in the pending diff
+	}
+	if old, ok := e.queued[p.trigger]; ok && old.rank > p.rank {
+		return
+	}
+	e.queued[p.trigger] = p
+	e.st.Queued = queuedKinds(e.queued)
+}
+
+// unqueue forgets the queued trigger of p's kind once p runs.
+func (e *Engine) unqueue(p pendingRun) {
+	if q, ok := e.queued[p.trigger]; ok && q.rank <= p.rank {
+		delete(e.queued, p.trigger)
+		e.st.Queued = queuedKinds(e.queued)
+	}
+}
+
+// nextQueued is the trigger a timer should fire: the most urgent one
+// queued (a tail verdict, then check output, then a schedule), else a
+// plain change run.
+func (e *Engine) nextQueued() (pendingRun, bool) {
+	for _, k := range []string{"tail", "check", "schedule"} {
+		if p, ok := e.queued[k]; ok {
+			return p, true
+		}
+	}
+	return pendingRun{trigger: "change", dryRun: e.def.DryRun}, false
+}
+
+func queuedKinds(q map[string]pendingRun) []string {
+	var out []string
+	for _, k := range []string{"tail", "check", "schedule"} {
+		if _, ok := q[k]; ok {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // accepting reports whether a trigger may start a run now.
@@ -308,17 +374,18 @@ func (e *Engine) onTrigger(ev triggerEvent) {
 			t.armNext(e) // a wake-up on the way to a later due time
 			return
 		}
-		if !e.accepting() {
-			// A run is going or the watcher is paused: finishRun or
-			// Resume re-arms; nothing is made up later.
-			e.save()
-			return
-		}
 		if t.check != nil {
+			if !e.accepting() {
+				// The check runs when the watcher is free again; one
+				// waiting schedule fire stands for any number missed.
+				e.queue(pendingRun{trigger: "schedule", dryRun: e.def.DryRun})
+				e.save()
+				return
+			}
 			e.startCheck()
 			return
 		}
-		e.fireChanges(context.Background(), pendingRun{trigger: "schedule", dryRun: e.def.DryRun}, true)
+		e.trigger(pendingRun{trigger: "schedule", dryRun: e.def.DryRun})
 		if e.run == nil {
 			t.armNext(e)
 			e.save()
@@ -357,9 +424,23 @@ func (e *Engine) onCheckResult(res check.Result) {
 		rec.RecordCheck(e.def, res)
 	}
 	e.st.Reason = ""
-	if res.Outcome == check.Output && e.accepting() {
-		e.fireChanges(context.Background(), pendingRun{trigger: "check", dryRun: e.def.DryRun,
-			extra: res.Output, note: "the script check printed output (below)"}, true)
+	switch res.Outcome {
+	case check.Output:
+		e.st.CheckFailures = 0
+		e.trigger(pendingRun{trigger: "check", dryRun: e.def.DryRun,
+			extra: res.Output, note: "the script check printed output (below)"})
+	case check.Quiet:
+		e.st.CheckFailures = 0
+	default:
+		e.st.CheckFailures++
+		if max := e.guards().MaxFailures; e.st.CheckFailures >= max && e.run == nil {
+			why := string(res.Outcome)
+			if res.Err != nil {
+				why = res.Err.Error()
+			}
+			e.setPhase(PhaseError, fmt.Sprintf("the script check failed %d times in a row (%s); fix it and `tend resume %s`", e.st.CheckFailures, why, e.def.Name))
+			return
+		}
 	}
 	if e.run == nil {
 		t.armNext(e)

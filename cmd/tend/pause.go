@@ -32,20 +32,35 @@ func newPauseCommand(g *globalOptions) *cobra.Command {
 }
 
 func newResumeCommand(g *globalOptions) *cobra.Command {
-	var all, reset bool
+	var all, reset, forget bool
 	cmd := &cobra.Command{
 		Use:   "resume NAME | --all",
 		Short: "Resume a paused, exhausted or failed watcher",
+		Long: `Resume a paused, exhausted or failed watcher. The changes it has not
+handled yet (while paused, or from failed or stopped runs) are dispatched
+now; with --forget they are dismissed instead and the folder as it is now
+becomes the starting point.`,
+		Example: `  tend resume downloads
+  tend resume downloads --forget   # drop what is pending, start from the folder as it is
+  tend resume downloads --reset    # after maxFires: start counting again`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return eachOrAll(g, args, all, "resumed",
+			verb := "resumed"
+			if forget {
+				verb = "resumed; pending changes dismissed"
+				if all {
+					return fmt.Errorf("--forget works on named watchers only: name them, e.g. `tend resume NAME --forget`")
+				}
+			}
+			return eachOrAll(g, args, all, verb,
 				func(ctx context.Context, c *api.Client) error { return c.ResumeAll(ctx) },
 				func(ctx context.Context, c *api.Client, ref string) error {
-					return c.Resume(ctx, ref, api.ResumeRequest{Reset: reset})
+					return c.Resume(ctx, ref, api.ResumeRequest{Reset: reset, Forget: forget})
 				})
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "every watcher")
 	cmd.Flags().BoolVar(&reset, "reset", false, "also reset the fire count (after maxFires)")
+	cmd.Flags().BoolVar(&forget, "forget", false, "dismiss the pending changes instead of dispatching them")
 	return cmd
 }
 
