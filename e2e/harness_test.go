@@ -159,9 +159,11 @@ func (e *env) waitRuns(name string, n int) []runner.RunView {
 		if len(runs) < n {
 			return false
 		}
-		switch e.state(name).Phase {
+		switch st := e.state(name); st.Phase {
 		case watchers.PhaseIdle, watchers.PhasePaused, watchers.PhaseError, watchers.PhaseExhausted:
 			return true
+		case watchers.PhaseDebouncing:
+			return strings.Contains(st.Reason, "retrying in") // a failed run waits to be retried
 		}
 		return false
 	})

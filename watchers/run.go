@@ -74,6 +74,9 @@ type activeRun struct {
 	// is stopped, so what it was told about stays pending.
 	handled *fingerprint.Tree
 	effects *fingerprint.Tree
+	// settleStart is when settle began waiting for files still being
+	// written by others.
+	settleStart time.Time
 	// passActive is true while a pass goroutine has not reported back.
 	passActive bool
 	// resumeTo is the phase a manual run on a paused watcher returns to.
@@ -235,7 +238,19 @@ func (e *Engine) settle(ctx context.Context) {
 		return
 	}
 	news := e.dismissFiltered(unexplained)
-	news = e.notHot(news)
+	if ready := e.notHot(news); len(ready) < len(news) {
+		// Someone is still writing: wait for it to settle (up to the max
+		// wait), so the follow-up pass gets whole files.
+		if r.settleStart.IsZero() {
+			r.settleStart = e.cfg.Clock.Now()
+		}
+		if e.cfg.Clock.Now().Sub(r.settleStart) < e.deb.MaxWait {
+			e.arm(timerSettle, e.deb.Window)
+			return
+		}
+		news = ready
+	}
+	r.settleStart = time.Time{}
 	if len(news) == 0 {
 		e.finishRun(res.Outcome, res.Reason, false)
 		return
