@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -71,7 +73,7 @@ func TestBuildPromptProperties(t *testing.T) {
 	if n := strings.Count(p, "\n- `"); n != MaxPromptPaths {
 		t.Fatalf("%d paths listed, want %d", n, MaxPromptPaths)
 	}
-	if !strings.Contains(p, "\n5 more changed file(s)\n") {
+	if !strings.Contains(p, "\n5 more changed file(s): call changes_list with offset 20 to list them\n") {
 		t.Fatal("overflow line missing")
 	}
 	if !strings.HasSuffix(p, "If everything is already in order, change nothing.\n") {
@@ -94,5 +96,40 @@ func TestBuildPromptProperties(t *testing.T) {
 	}
 	if (PromptInput{FolderUnreadable: errors.New("x")}).ToolsAllowed() || !(PromptInput{}).ToolsAllowed() {
 		t.Fatal("ToolsAllowed wrong")
+	}
+}
+
+// The paths past the prompt's list are all reachable through changes_list,
+// page by page, each exactly once.
+func TestChangesListPagesThroughEverything(t *testing.T) {
+	changed := manyPaths(457)
+	var got []string
+	off := MaxPromptPaths
+	for i := 0; i < 10; i++ {
+		out, err := ListChanges(changed, []byte(fmt.Sprintf(`{"offset":%d}`, off)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "- `") {
+				got = append(got, strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(line, "- `"), " (removed)"), "`"))
+			}
+		}
+		m := regexp.MustCompile(`with offset (\d+)`).FindStringSubmatch(out)
+		if m == nil {
+			break
+		}
+		off, _ = strconv.Atoi(m[1])
+	}
+	if len(got) != len(changed)-MaxPromptPaths {
+		t.Fatalf("listed %d paths past the prompt, want %d", len(got), len(changed)-MaxPromptPaths)
+	}
+	for i, p := range got {
+		if p != changed[MaxPromptPaths+i].Path {
+			t.Fatalf("path %d is %q, want %q", i, p, changed[MaxPromptPaths+i].Path)
+		}
+	}
+	if _, err := ListChanges(changed, []byte(`{"offset":-1}`)); err == nil {
+		t.Fatal("a negative offset was accepted")
 	}
 }

@@ -135,7 +135,7 @@ func (r *Runner) Pass(ctx context.Context, req watchers.PassRequest) watchers.Pa
 			return failed(err.Error())
 		}
 		defer box.Close()
-		tools = toolbox{box}
+		tools = toolbox{b: box, changed: changed}
 	}
 	opts := r.cfg.Agent
 	if opts.Clock == nil {
@@ -209,19 +209,29 @@ func (r *Runner) Finish(ctx context.Context, sum watchers.RunSummary) {
 		DurationMs: sum.Ended.Sub(sum.Started).Milliseconds()})
 }
 
-// toolbox adapts the sandbox to the agent loop's interface.
-type toolbox struct{ b *sandbox.Box }
+// toolbox adapts the sandbox to the agent loop's interface, and adds
+// changes_list when the pass has more changes than its prompt lists.
+type toolbox struct {
+	b       *sandbox.Box
+	changed []dispatch.ChangedPath
+}
 
 func (t toolbox) Specs() []dispatch.ToolSpec {
 	specs := sandbox.Specs()
-	out := make([]dispatch.ToolSpec, len(specs))
+	out := make([]dispatch.ToolSpec, len(specs), len(specs)+1)
 	for i, s := range specs {
 		out[i] = dispatch.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
+	}
+	if len(t.changed) > dispatch.MaxPromptPaths {
+		out = append(out, dispatch.ChangesToolSpec())
 	}
 	return out
 }
 
 func (t toolbox) Call(ctx context.Context, name string, args json.RawMessage) (string, error) {
+	if name == dispatch.ChangesToolName && len(t.changed) > dispatch.MaxPromptPaths {
+		return dispatch.ListChanges(t.changed, args)
+	}
 	return t.b.Call(ctx, name, args)
 }
 
