@@ -46,13 +46,13 @@ func runList(ctx context.Context, g *globalOptions, asJSON bool, out io.Writer) 
 		return nil
 	}
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTATUS\tFIRES\tPATH")
+	fmt.Fprintln(tw, "NAME\tSTATUS\tFIRES\tPENDING\tPATH")
 	for _, v := range views {
 		path := v.Definition.Path
 		if path == "" {
 			path = "(template)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", v.Definition.Name, v.State.Phase, v.State.FireCount, path)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", v.Definition.Name, v.State.Phase, v.State.FireCount, v.State.PendingCount, path)
 	}
 	return tw.Flush()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tend-agent/tend/api"
+	"github.com/tend-agent/tend/watchers"
 )
 
 func init() { addCommand(newShowCommand) }
@@ -105,6 +106,10 @@ func writeView(out io.Writer, v api.View) {
 	}
 	line("fingerprint", fmt.Sprintf("%s (%d files, %d folders)", s.BaselineRoot, s.Files, s.Dirs))
 	line("fires", fmt.Sprint(s.FireCount))
+	line("pending", pendingLine(s, d.Name))
+	if len(s.Queued) > 0 {
+		line("queued triggers", strings.Join(s.Queued, ", "))
+	}
 	line("last run", strings.TrimSpace(when(s.LastRunEnd)+" "+s.LastOutcome+" "+s.LastRunID))
 	for _, sk := range s.Skipped {
 		line("skipped", sk)
@@ -129,4 +134,23 @@ func guardLine(cool, burst, window, maxFires int) string {
 		s += fmt.Sprintf(", at most %d runs", maxFires)
 	}
 	return s
+}
+
+// pendingLine says how many changes wait for a run, naming the first few.
+func pendingLine(s watchers.State, name string) string {
+	if s.PendingCount == 0 {
+		return "none"
+	}
+	var names []string
+	for i, c := range s.Pending {
+		if i == 3 {
+			break
+		}
+		names = append(names, c.Path+" ("+c.Kind+")")
+	}
+	out := fmt.Sprintf("%d change(s): %s", s.PendingCount, strings.Join(names, ", "))
+	if s.PendingCount > len(names) {
+		out += ", …"
+	}
+	return out + " (`tend resume " + name + " --forget` dismisses them)"
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -67,6 +68,9 @@ func runStatus(ctx context.Context, g *globalOptions, asJSON bool, out io.Writer
 		}
 		for _, sk := range st.Skipped {
 			detail = joinDetail(detail, "skipped "+sk)
+		}
+		if st.PendingCount > 0 && !strings.Contains(detail, "pending") {
+			detail = joinDetail(detail, fmt.Sprintf("%d change(s) pending", st.PendingCount))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", v.Definition.Name, st.Phase, st.WatchMode, st.FireCount, detail)
 	}
