@@ -39,6 +39,7 @@ type Event struct {
 	Badge     string         `json:"badge"`
 	Reason    string         `json:"reason,omitempty"`
 	FireCount int            `json:"fireCount"`
+	Pending   int            `json:"pendingCount"`
 	Time      time.Time      `json:"time"`
 	Removed   bool           `json:"removed,omitempty"`
 }

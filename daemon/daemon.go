@@ -204,7 +204,7 @@ func (d *Daemon) publish(def *watchers.Definition, st watchers.State) {
 	d.trim.observe(def.ID, st.Phase)
 	d.events.publish(api.Event{
 		ID: def.ID, Name: def.Name, Status: st.Phase, Badge: st.Phase.Badge(),
-		Reason: st.Reason, FireCount: st.FireCount, Time: d.cfg.Clock.Now().UTC(),
+		Reason: st.Reason, FireCount: st.FireCount, Pending: st.PendingCount, Time: d.cfg.Clock.Now().UTC(),
 	})
 }
 

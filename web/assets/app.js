@@ -71,6 +71,7 @@
       phase: ev ? ev.status : v.state.phase,
       reason: ev ? (ev.reason || '') : (v.state.reason || ''),
       fires: ev ? ev.fireCount : v.state.fireCount,
+      pending: ev ? (ev.pendingCount || 0) : (v.state.pendingCount || 0),
     };
   }
 
@@ -91,6 +92,8 @@
       d.instructions ? el('div', { class: 'instr', title: d.instructions }, d.instructions) : null,
       el('div', { class: 'meta' },
         el('span', { class: 'fires' }, plural(b.fires || 0, 'fire')),
+        el('span', { class: 'sep' }, '·'),
+        el('span', { class: 'pending', title: 'changes seen but not yet handled by a finished run' }, b.pending + ' pending'),
         el('span', { class: 'sep' }, '·'),
         el('span', null, last)),
       el('div', { class: 'reason', hidden: !b.reason }, b.reason));
@@ -159,6 +162,8 @@
       el('div', { class: 'meta' },
         el('span', { class: 'fires', id: 'fires' }, plural(b.fires || 0, 'fire')),
         el('span', { class: 'sep' }, '·'),
+        el('span', { class: 'pending', id: 'pending', title: 'changes seen but not yet handled by a finished run' }, b.pending + ' pending'),
+        el('span', { class: 'sep' }, '·'),
         el('span', null, (d.provider.kind || 'ollama') + ' · ' + (d.provider.model || 'default model')),
         d.dryRun ? [el('span', { class: 'sep' }, '·'), el('span', { class: 'tag' }, 'dry run')] : null),
       el('div', { class: 'reason', id: 'reason', hidden: !b.reason }, b.reason),
@@ -186,6 +191,7 @@
     slot.append(badge(b.badge));
     document.getElementById('toggle').textContent = toggleLabel(b.badge);
     document.getElementById('fires').textContent = plural(b.fires || 0, 'fire');
+    document.getElementById('pending').textContent = b.pending + ' pending';
     const r = document.getElementById('reason');
     r.textContent = b.reason;
     r.hidden = !b.reason;
