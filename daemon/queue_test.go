@@ -1,0 +1,95 @@
+package daemon_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tend-agent/tend/watchers"
+)
+
+// Issue 8, finding 5: log verdicts that arrive while a run is going (or
+// during the cooldown) are queued, coalesced and run afterwards; a fail
+// verdict outranks an ok one.
+func TestTailVerdictsDuringRunAreQueued(t *testing.T) {
+	e := i5Start(t)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "app.log")
+	writeFile(t, log, "starting\n")
+	started := make(chan struct{})
+	release := make(chan struct{})
+	e.runner.act = func(ctx context.Context, req watchers.PassRequest) watchers.PassResult {
+		if req.Trigger == "change" {
+			close(started)
+			<-release
+		}
+		return watchers.PassResult{Outcome: "done"}
+	}
+	e.add(watchers.Definition{Name: "app", Path: dir, Tail: &watchers.Tail{File: "app.log", OKPattern: `^OK`, FailPattern: `^FAIL`}})
+	e.until("the watcher to watch", time.Millisecond, func() bool { return e.state("app").Phase == watchers.PhaseIdle })
+	writeFile(t, filepath.Join(dir, "new.txt"), "x")
+	e.until("a change run", 100*time.Millisecond, func() bool {
+		select {
+		case <-started:
+			return true
+		default:
+			return false
+		}
+	})
+	appendLine := func(s string) {
+		f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(f, s)
+		f.Close()
+	}
+	appendLine("OK all good")
+	e.until("the ok verdict queued", 200*time.Millisecond, func() bool { return len(e.state("app").Queued) == 1 })
+	appendLine("FAIL: disk full")
+	appendLine("OK again")
+	// Let the tail poll see the fail line too.
+	for i := 0; i < 5; i++ {
+		e.clock.Advance(time.Second)
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(release)
+	e.until("the queued tail run", 500*time.Millisecond, func() bool { _, ends, _ := e.runner.snapshot(); return len(ends) >= 2 })
+	for i := 0; i < 30; i++ { // no further verdict runs
+		e.clock.Advance(time.Second)
+		time.Sleep(time.Millisecond)
+	}
+	passes, _, _ := e.runner.snapshot()
+	var tails []watchers.PassRequest
+	for _, p := range passes {
+		if p.Trigger == "tail" {
+			tails = append(tails, p)
+		}
+	}
+	if len(tails) != 1 || !strings.Contains(tails[0].Extra, "FAIL: disk full") || !strings.Contains(tails[0].Extra, "FAIL") {
+		t.Fatalf("want one tail run carrying the fail verdict, got %d: %+v", len(tails), tails)
+	}
+	if q := e.state("app").Queued; len(q) != 0 {
+		t.Fatalf("still queued after the run: %v", q)
+	}
+}
+
+// Issue 8: a check that fails three times in a row puts the watcher in
+// error, like failed runs, and says so.
+func TestCheckFailingThriceIsAnError(t *testing.T) {
+	e := i5Start(t)
+	e.add(watchers.Definition{Name: "bad", Path: t.TempDir(), Schedule: "every 1m", Check: "echo oops >&2; exit 3"})
+	e.until("the watcher in error", time.Minute, func() bool { return e.state("bad").Phase == watchers.PhaseError })
+	st := e.state("bad")
+	if !strings.Contains(st.Reason, "failed 3 times") || !strings.Contains(st.Reason, "tend resume bad") {
+		t.Fatalf("reason %q does not say the check failed 3 times and how to resume", st.Reason)
+	}
+	_, _, checks := e.runner.snapshot()
+	if len(checks) != 3 {
+		t.Fatalf("%d checks ran, want 3 before the error", len(checks))
+	}
+}
