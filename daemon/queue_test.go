@@ -93,3 +93,54 @@ func TestCheckFailingThriceIsAnError(t *testing.T) {
 		t.Fatalf("%d checks ran, want 3 before the error", len(checks))
 	}
 }
+
+// Issue 8: a panic in one watcher puts that watcher in error with the
+// panic's message; the daemon and the other watchers go on. A panic inside
+// a pass fails that run instead.
+func TestPanicInOneWatcherLeavesTheOthers(t *testing.T) {
+	e := i5Start(t)
+	boomDir, calmDir := t.TempDir(), t.TempDir()
+	e.runner.act = func(ctx context.Context, req watchers.PassRequest) watchers.PassResult {
+		if req.Def.Name == "passpanic" {
+			panic("pass exploded")
+		}
+		return watchers.PassResult{Outcome: "done"}
+	}
+	e.runner.after = func(sum watchers.RunSummary) {
+		if sum.Def.Name == "boom" { // Finish runs on the engine goroutine
+			panic("engine exploded")
+		}
+	}
+	e.add(watchers.Definition{Name: "boom", Path: boomDir})
+	e.add(watchers.Definition{Name: "calm", Path: calmDir})
+	ppDir := t.TempDir()
+	e.add(watchers.Definition{Name: "passpanic", Path: ppDir})
+	e.until("watching", time.Millisecond, func() bool {
+		return e.state("boom").Phase == watchers.PhaseIdle && e.state("calm").Phase == watchers.PhaseIdle && e.state("passpanic").Phase == watchers.PhaseIdle
+	})
+	writeFile(t, filepath.Join(boomDir, "x"), "x")
+	writeFile(t, filepath.Join(ppDir, "x"), "x")
+	e.until("boom in error", 100*time.Millisecond, func() bool { return e.state("boom").Phase == watchers.PhaseError })
+	if r := e.state("boom").Reason; !strings.Contains(r, "engine exploded") {
+		t.Fatalf("reason %q does not carry the panic", r)
+	}
+	e.until("the pass panic recorded as a failed run", 100*time.Millisecond, func() bool {
+		_, ends, _ := e.runner.snapshot()
+		for _, s := range ends {
+			if s.Def.Name == "passpanic" && s.Outcome == "failed" && strings.Contains(s.Reason, "pass exploded") {
+				return true
+			}
+		}
+		return false
+	})
+	writeFile(t, filepath.Join(calmDir, "y"), "y")
+	e.until("calm still runs", 100*time.Millisecond, func() bool {
+		_, ends, _ := e.runner.snapshot()
+		for _, s := range ends {
+			if s.Def.Name == "calm" {
+				return true
+			}
+		}
+		return false
+	})
+}
