@@ -3,6 +3,7 @@ package watchers
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -43,6 +44,7 @@ type Definition struct {
 	Enabled        bool      `json:"enabled"`
 	Path           string    `json:"path,omitempty"` // empty: a template
 	TemplateID     string    `json:"templateId,omitempty"`
+	AllowOverlap   bool      `json:"allowOverlap,omitempty"` // may share its folder with another watcher
 	Recursive      bool      `json:"recursive"`
 	IncludeHidden  bool      `json:"includeHidden"`
 	Ignore         []string  `json:"ignore,omitempty"`
@@ -81,6 +83,10 @@ const (
 	DefaultSettleSeconds = 2
 	DefaultMaxIterations = 5
 	maxWaitCap           = 15 * time.Minute
+	// MaxInstructionsBytes bounds a watcher's instructions: they go to the
+	// model with every pass, and the daemon holds every definition in
+	// memory. Longer guidance belongs in a skill file.
+	MaxInstructionsBytes = 64 << 10
 )
 
 var nameRE = regexp.MustCompile(`^[a-z0-9_-]{1,63}$`)
@@ -145,6 +151,10 @@ func (d *Definition) Validate() error {
 	if strings.TrimSpace(d.Instructions) == "" && d.Skill == "" {
 		return fmt.Errorf("watcher %s has no instructions: give --instructions TEXT or --skill NAME", d.Name)
 	}
+	if n := len(d.Instructions); n > MaxInstructionsBytes {
+		return fmt.Errorf("the instructions of %s are %d KiB, over the limit of %d KiB: shorten them, or put long guidance in a skill file (TEND_HOME/skills/NAME.md, --skill NAME)",
+			d.Name, (n+1023)/1024, MaxInstructionsBytes>>10)
+	}
 	if _, ok := Tiers[d.Responsiveness]; !ok {
 		return fmt.Errorf("unknown responsiveness %q: choose one of %s", d.Responsiveness, strings.Join(TierNames, ", "))
 	}
@@ -162,11 +172,44 @@ func (d *Definition) Validate() error {
 	default:
 		return fmt.Errorf("unknown provider %q: use ollama or openai", d.Provider.Kind)
 	}
+	if err := d.Provider.validBaseURL(); err != nil {
+		return err
+	}
+	if t := d.Tail; t != nil && t.File == "" {
+		return fmt.Errorf("okPattern, failPattern and silence read a log file, and %s follows none: add --tail FILE (a log inside the folder), or leave the tail out", d.Name)
+	}
+	if d.CheckTimeout < 0 {
+		return fmt.Errorf("checkTimeoutSeconds %d is negative", d.CheckTimeout)
+	}
 	if g := d.Guards; g.CooldownSeconds != 0 && g.CooldownSeconds < 5 {
 		return fmt.Errorf("cooldownSeconds %d is below the minimum of 5", g.CooldownSeconds)
 	}
-	if d.Guards.MaxFires < 0 || d.Guards.BurstThreshold < 0 || d.Guards.BurstWindowSeconds < 0 {
-		return fmt.Errorf("guards must not be negative")
+	if g := d.Guards; g.MaxFires < 0 || g.BurstThreshold < 0 || g.BurstWindowSeconds < 0 || g.MaxFailures < 0 {
+		return fmt.Errorf("guards must not be negative (maxFires %d, burstThreshold %d, burstWindowSeconds %d, maxFailures %d)",
+			g.MaxFires, g.BurstThreshold, g.BurstWindowSeconds, g.MaxFailures)
+	}
+	return nil
+}
+
+// validBaseURL checks a model server address. Ollama, like OLLAMA_HOST,
+// also takes a bare host[:port]; an OpenAI-compatible server needs the
+// full http(s) URL of its API.
+func (p Provider) validBaseURL() error {
+	raw := p.BaseURL
+	if raw == "" {
+		return nil
+	}
+	example := "http://127.0.0.1:11434"
+	if p.Kind == "openai" {
+		example = "https://api.example.com/v1"
+	}
+	withScheme := raw
+	if !strings.Contains(raw, "://") && p.Kind != "openai" {
+		withScheme = "http://" + raw
+	}
+	u, err := url.Parse(withScheme)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || strings.ContainsAny(raw, " \t\r\n") {
+		return fmt.Errorf("base URL %q is not a URL: give the server's address like %s", raw, example)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -70,9 +71,15 @@ func (s *Store) LoadAll() (defs []*Definition, errs []error) {
 	return defs, errs
 }
 
-// LoadFile reads and validates one definition file.
+// MaxFileBytes bounds a definition file. A real one is a few KiB; the
+// cap keeps a runaway or hostile file from taking the daemon's memory
+// (every definition is held, and re-read on every change of the folder).
+const MaxFileBytes = 256 << 10
+
+// LoadFile reads and validates one definition file. A file over
+// MaxFileBytes is refused unread.
 func LoadFile(p string) (*Definition, error) {
-	data, err := os.ReadFile(p)
+	data, err := readCapped(p)
 	if err != nil {
 		return nil, &FileError{p, err}
 	}
@@ -95,6 +102,38 @@ func LoadFile(p string) (*Definition, error) {
 	return &d, nil
 }
 
+func readCapped(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	if fi.Size() > MaxFileBytes {
+		return nil, tooLarge(fi.Size())
+	}
+	// The size may grow between Stat and the read: read one byte past the cap.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, tooLarge(int64(len(data)))
+	}
+	return data, nil
+}
+
+func tooLarge(n int64) error {
+	return fmt.Errorf("the file is %d KiB, over the limit of %d KiB for a watcher definition (are the instructions pasted in? keep them under %d KiB)",
+		(n+1023)/1024, MaxFileBytes>>10, MaxInstructionsBytes>>10)
+}
+
 // Save writes a definition atomically.
 func (s *Store) Save(d *Definition) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
@@ -105,6 +144,9 @@ func (s *Store) Save(d *Definition) error {
 		return fmt.Errorf("encoding watcher %s: %w", d.Name, err)
 	}
 	data = append(data, '\n')
+	if len(data) > MaxFileBytes {
+		return fmt.Errorf("saving watcher %s: %w", d.Name, tooLarge(int64(len(data))))
+	}
 	if err := atomicfile.WriteFile(s.FilePath(d.ID), data, 0o600); err != nil {
 		return fmt.Errorf("saving watcher %s: %w", d.Name, err)
 	}
