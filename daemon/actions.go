@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tend-agent/tend/api"
+	"github.com/tend-agent/tend/internal/mergepatch"
 	"github.com/tend-agent/tend/watchers"
 )
 
@@ -74,6 +74,12 @@ func (d *Daemon) add(ctx context.Context, def watchers.Definition) (*watchers.De
 	if d.nameTaken(def.Name, "") {
 		return nil, userErrorf("a watcher named %q already exists: choose another --name", def.Name)
 	}
+	if err := d.checkOverlap(&def); err != nil {
+		return nil, err
+	}
+	if err := checkNeedsSchedule(&def); err != nil {
+		return nil, err
+	}
 	now := d.cfg.Clock.Now().UTC().Truncate(time.Second)
 	def.ID = uuid.NewString()
 	def.CreatedAt, def.UpdatedAt = now, now
@@ -110,34 +116,74 @@ func (d *Daemon) validateTriggers(def *watchers.Definition) error {
 	return nil
 }
 
-// edit merges a JSON patch into a definition. id and createdAt stay.
+// edit applies a JSON merge patch (RFC 7386) to a definition: objects
+// merge at every depth, null removes a key, anything else replaces it.
+// id and createdAt stay. The whole read-modify-write holds d.mu and reads
+// the file as it is on disk, so no edit, from the API or by hand, is lost
+// to another.
 func (d *Daemon) edit(ctx context.Context, ref string, patch map[string]any) (*watchers.Definition, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.reconcileLocked(ctx)
 	old, err := d.find(ref)
 	if err != nil {
 		return nil, err
 	}
-	var m map[string]any
-	raw, _ := json.Marshal(old)
-	json.Unmarshal(raw, &m)
-	for k, v := range patch {
-		m[k] = v
-	}
-	m["id"], m["createdAt"] = old.ID, old.CreatedAt
-	raw, _ = json.Marshal(m)
-	var def watchers.Definition
-	if err := json.Unmarshal(raw, &def); err != nil {
+	def := *old
+	if err := mergepatch.Into(&def, patch); err != nil {
 		return nil, userErrorf("invalid change: %v", err)
 	}
+	def.ID, def.CreatedAt = old.ID, old.CreatedAt
 	if def.Path, err = checkFolder(def.Path); err != nil {
 		return nil, err
 	}
 	if d.nameTaken(def.Name, def.ID) {
 		return nil, userErrorf("a watcher named %q already exists", def.Name)
 	}
+	// Pairs that share a folder already (by hand, or from before the
+	// rule) are left alone until the edit moves one or drops the consent.
+	if def.Path != old.Path || (old.AllowOverlap && !def.AllowOverlap) {
+		if err := d.checkOverlap(&def); err != nil {
+			return nil, err
+		}
+	}
+	if hasKey(patch, "check") || hasKey(patch, "schedule") {
+		if err := checkNeedsSchedule(&def); err != nil {
+			return nil, err
+		}
+	}
 	def.UpdatedAt = d.cfg.Clock.Now().UTC().Truncate(time.Second)
 	return d.commit(ctx, &def)
+}
+
+func hasKey(m map[string]any, k string) bool { _, ok := m[k]; return ok }
+
+// checkOverlap refuses a second watcher on a folder that another one
+// watches: each would wake on the other's changes. Nested folders are
+// fine (the outer one leaves the inner one's subtree alone); the same
+// folder needs allowOverlap. d.mu is held.
+func (d *Daemon) checkOverlap(def *watchers.Definition) error {
+	if def.IsTemplate() || def.AllowOverlap {
+		return nil
+	}
+	for _, o := range d.defs {
+		if o.ID != def.ID && !o.IsTemplate() && filepath.Clean(o.Path) == filepath.Clean(def.Path) {
+			return userErrorf("%s is already watched by %s: two watchers on one folder each wake on the other's changes; "+
+				"choose another folder, change %s instead (`tend edit %s`), or give --allow-overlap if both should watch it",
+				def.Path, o.Name, o.Name, o.Name)
+		}
+	}
+	return nil
+}
+
+// checkNeedsSchedule refuses a check without a schedule on add and edit.
+// A hand-written file with one still loads and, as before, runs its check
+// every 5 minutes: refusing it would stop a watcher that works.
+func checkNeedsSchedule(def *watchers.Definition) error {
+	if def.Check != "" && def.Schedule == "" {
+		return userErrorf("a check runs on a schedule, and %s has none: add --schedule (e.g. --schedule 'every 5m' or 'daily 09:00')", def.Name)
+	}
+	return nil
 }
 
 func (d *Daemon) remove(ctx context.Context, ref string) error {
@@ -201,6 +247,9 @@ func (d *Daemon) resume(ctx context.Context, ref string, req api.ResumeRequest) 
 	if def.IsTemplate() {
 		return userErrorf("%s is a template: it has no folder to resume; attach it with `tend attach %s PATH`", def.Name, def.Name)
 	}
+	if err := d.refuseExhausted(def, req.Reset); err != nil {
+		return err
+	}
 	if req.Forget {
 		_, eng, err := d.engine(ref)
 		if err != nil {
@@ -224,6 +273,19 @@ func (d *Daemon) resume(ctx context.Context, ref string, req api.ResumeRequest) 
 	}
 	if err := eng.Resume(ctx, req.Reset); err != nil {
 		return &userError{err.Error()}
+	}
+	return nil
+}
+
+// refuseExhausted refuses to resume an exhausted watcher without a reset,
+// before anything changes: it would stay exhausted (and, when paused,
+// be enabled only to stop at once).
+func (d *Daemon) refuseExhausted(def *watchers.Definition, reset bool) error {
+	d.stateMu.Lock()
+	fires := d.states[def.ID].FireCount
+	d.stateMu.Unlock()
+	if max := def.Guards.MaxFires; !reset && max > 0 && fires >= max {
+		return userErrorf("%s is exhausted: it has run %d times, its maxFires; `tend resume %s --reset` starts the count again", def.Name, fires, def.Name)
 	}
 	return nil
 }

@@ -70,9 +70,10 @@ type Daemon struct {
 	stateMu sync.Mutex
 	states  map[string]watchers.State
 
-	httpAddr string
-	token    string
-	runCtx   context.Context
+	httpAddr      string
+	viewerProblem string // why the viewer is off although asked for; under mu
+	token         string
+	runCtx        context.Context
 }
 
 type handle struct {
@@ -140,10 +141,20 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 
 	if d.cfg.HTTPAddr != "" {
 		hs, err := d.serveHTTP()
-		if err != nil {
+		var busy *viewerOffError
+		switch {
+		case errors.As(err, &busy):
+			// The watchers do not need the viewer: run on without it, and
+			// say why in the log and in `tend status`.
+			d.log.Error("history viewer off; the watchers run without it", "err", err)
+			d.mu.Lock()
+			d.viewerProblem = err.Error()
+			d.mu.Unlock()
+		case err != nil:
 			return err
+		default:
+			defer hs.Close()
 		}
-		defer hs.Close()
 	}
 
 	sw, err := fsnotify.NewWatcher()

@@ -49,13 +49,27 @@ func (d *Daemon) serveHTTP() (*http.Server, error) {
 	d.token = tok
 	ln, err := net.Listen("tcp", d.cfg.HTTPAddr)
 	if err != nil {
-		return nil, fmt.Errorf("listening on %s: %w (choose another with --http, or --http \"\" to turn the viewer off)", d.cfg.HTTPAddr, err)
+		return nil, &viewerOffError{addr: d.cfg.HTTPAddr, err: err}
 	}
 	d.httpAddr = ln.Addr().String()
 	srv := &http.Server{Handler: d.guard(d.routes(true)), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	return srv, nil
 }
+
+// viewerOffError is a viewer that could not listen (its port taken, most
+// often). Unlike a wrong --http address, it does not stop the daemon.
+type viewerOffError struct {
+	addr string
+	err  error
+}
+
+func (e *viewerOffError) Error() string {
+	return fmt.Sprintf("history viewer off: cannot listen on %s: %v; the watchers run without it (free the port and restart the daemon, or choose another with --http)",
+		e.addr, e.err)
+}
+
+func (e *viewerOffError) Unwrap() error { return e.err }
 
 func (d *Daemon) httpURL() string {
 	if d.httpAddr == "" {

@@ -1,10 +1,12 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"sort"
@@ -63,11 +65,24 @@ func (d *Daemon) fail(w http.ResponseWriter, err error) {
 	writeJSON(w, code, api.Error{Error: err.Error()})
 }
 
+// maxRequestBytes bounds a request body. The largest request is a
+// watcher definition, itself capped at watchers.MaxFileBytes; reading an
+// unbounded body would let one request take the daemon's memory.
+const maxRequestBytes = 4 * watchers.MaxFileBytes
+
 func decode(r *http.Request, v any) error {
 	if r.Body == nil {
 		return nil
 	}
-	dec := json.NewDecoder(r.Body)
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
+	if err != nil {
+		return userErrorf("reading the request: %v", err)
+	}
+	if len(body) > maxRequestBytes {
+		return userErrorf("the request is over %d KiB: a watcher definition is at most %d KiB and its instructions at most %d KiB (put long guidance in a skill file)",
+			maxRequestBytes>>10, watchers.MaxFileBytes>>10, watchers.MaxInstructionsBytes>>10)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil && err.Error() != "EOF" {
 		return userErrorf("invalid request body: %v", err)
 	}
@@ -125,6 +140,9 @@ func (d *Daemon) hStatus(w http.ResponseWriter, r *http.Request) {
 	var probs []string
 	for _, p := range d.problems {
 		probs = append(probs, p)
+	}
+	if d.viewerProblem != "" {
+		probs = append(probs, d.viewerProblem)
 	}
 	d.mu.Unlock()
 	sort.Strings(probs)
