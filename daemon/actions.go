@@ -74,23 +74,23 @@ func (d *Daemon) add(ctx context.Context, def watchers.Definition) (*watchers.De
 	if d.nameTaken(def.Name, "") {
 		return nil, userErrorf("a watcher named %q already exists: choose another --name", def.Name)
 	}
-	if err := d.checkOverlap(&def); err != nil {
-		return nil, err
-	}
-	if err := checkNeedsSchedule(&def); err != nil {
-		return nil, err
-	}
 	now := d.cfg.Clock.Now().UTC().Truncate(time.Second)
 	def.ID = uuid.NewString()
 	def.CreatedAt, def.UpdatedAt = now, now
-	return d.commit(ctx, &def)
+	return d.commit(ctx, &def, d.checkOverlap, checkNeedsSchedule)
 }
 
-// commit validates a definition, writes it and applies it. d.mu is held.
-func (d *Daemon) commit(ctx context.Context, def *watchers.Definition) (*watchers.Definition, error) {
+// commit validates a definition, runs the checks that only add and edit
+// make, then writes it and applies it. d.mu is held.
+func (d *Daemon) commit(ctx context.Context, def *watchers.Definition, checks ...func(*watchers.Definition) error) (*watchers.Definition, error) {
 	def.ApplyDefaults()
 	if err := def.Validate(); err != nil {
 		return nil, &userError{err.Error()}
+	}
+	for _, check := range checks {
+		if err := check(def); err != nil {
+			return nil, err
+		}
 	}
 	if err := d.validateTriggers(def); err != nil {
 		return nil, err
@@ -140,20 +140,17 @@ func (d *Daemon) edit(ctx context.Context, ref string, patch map[string]any) (*w
 	if d.nameTaken(def.Name, def.ID) {
 		return nil, userErrorf("a watcher named %q already exists", def.Name)
 	}
+	var checks []func(*watchers.Definition) error
 	// Pairs that share a folder already (by hand, or from before the
 	// rule) are left alone until the edit moves one or drops the consent.
 	if def.Path != old.Path || (old.AllowOverlap && !def.AllowOverlap) {
-		if err := d.checkOverlap(&def); err != nil {
-			return nil, err
-		}
+		checks = append(checks, d.checkOverlap)
 	}
 	if hasKey(patch, "check") || hasKey(patch, "schedule") {
-		if err := checkNeedsSchedule(&def); err != nil {
-			return nil, err
-		}
+		checks = append(checks, checkNeedsSchedule)
 	}
 	def.UpdatedAt = d.cfg.Clock.Now().UTC().Truncate(time.Second)
-	return d.commit(ctx, &def)
+	return d.commit(ctx, &def, checks...)
 }
 
 func hasKey(m map[string]any, k string) bool { _, ok := m[k]; return ok }
