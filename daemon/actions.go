@@ -87,13 +87,13 @@ func (d *Daemon) commit(ctx context.Context, def *watchers.Definition, checks ..
 	if err := def.Validate(); err != nil {
 		return nil, &userError{err.Error()}
 	}
+	if err := d.validateTriggers(def); err != nil {
+		return nil, err
+	}
 	for _, check := range checks {
 		if err := check(def); err != nil {
 			return nil, err
 		}
-	}
-	if err := d.validateTriggers(def); err != nil {
-		return nil, err
 	}
 	if err := d.store.Save(def); err != nil {
 		return nil, err

@@ -173,6 +173,7 @@ func TestCLIBadInput(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f.txt")
 	os.WriteFile(file, nil, 0o644)
+	other := t.TempDir()
 	if _, err := run(t, g, "add", dir, "--name", "taken", "--instructions", "x"); err != nil {
 		t.Fatal(err)
 	}
@@ -194,12 +195,41 @@ func TestCLIBadInput(t *testing.T) {
 		{[]string{"add", dir, "--name", "a", "--instructions", "x", "--cooldown", "2"}, "below the minimum of 5"},
 		{[]string{"show", "ghost"}, "no such watcher \"ghost\""},
 		{[]string{"edit", "taken"}, "nothing to change"},
+		{[]string{"add", other, "--name", "a", "--instructions", "x", "--ok-pattern", "PASS"}, "--ok-pattern reads a log file, and none is followed: add --tail FILE"},
+		{[]string{"add", other, "--name", "a", "--instructions", "x", "--fail-pattern", "FAIL"}, "add --tail FILE"},
+		{[]string{"add", other, "--name", "a", "--instructions", "x", "--silence", "10m"}, "add --tail FILE"},
+		{[]string{"add", other, "--name", "a", "--instructions", "x", "--tail", "b.log", "--silence", "0s"}, "shorter than a second"},
+		{[]string{"edit", "taken", "--ok-pattern", "PASS"}, "add --tail FILE"},
+		{[]string{"add", other, "--name", "a", "--instructions", "x", "--check", "true"}, "add --schedule"},
+		{[]string{"add", other, "--name", "a", "--instructions", "x", "--burst-threshold", "0"}, "--burst-threshold 0 is below the minimum of 1"},
+		{[]string{"add", other, "--name", "a", "--instructions", "x", "--max-iterations", "0"}, "--max-iterations 0 is below the minimum of 1"},
+		{[]string{"add", other, "--name", "a", "--instructions", "x", "--burst-window", "0"}, "--burst-window 0 is below the minimum of 1"},
+		{[]string{"add", other, "--name", "a", "--instructions", "x", "--check-timeout", "0"}, "--check-timeout 0 is below the minimum of 1"},
+		{[]string{"add", other, "--name", "a", "--instructions", "x", "--cooldown", "0"}, "below the minimum of 5"},
+		{[]string{"add", other, "--name", "a", "--instructions", "x", "--settle", "-1"}, "--settle -1 is below the minimum of 0"},
+		{[]string{"edit", "taken", "--max-fires", "-1"}, "--max-fires -1 is below the minimum of 0"},
+		{[]string{"add", other, "--name", "a", "--instructions", "x", "--base-url", "not a url"}, "is not a URL"},
+		{[]string{"add", other, "--name", "a", "--instructions", "x", "--provider", "openai", "--base-url", "api.example.com/v1"}, "is not a URL"},
+		{[]string{"edit", "taken", "--enable", "--disable"}, "contradict"},
+		{[]string{"add", dir, "--name", "a", "--instructions", "x"}, "already watched by taken"},
+		{[]string{"add", other, "--name", "a", "--instructions", strings.Repeat("x", 64<<10+1)}, "over the limit of 64 KiB"},
+		{[]string{"edit", "taken", "--instructions", strings.Repeat("x", 64<<10+1)}, "over the limit of 64 KiB"},
 	}
 	for _, c := range cases {
 		_, err := run(t, g, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("tend %s: got %v, want an error containing %q", strings.Join(c.args, " "), err, c.want)
+			t.Errorf("tend %.200s: got %.300v, want an error containing %q", strings.Join(c.args, " "), err, c.want)
 		}
+	}
+	if vs, _ := run(t, g, "list"); strings.Contains(vs, " a ") {
+		t.Errorf("a refused add left a watcher: %s", vs)
+	}
+	// The same folder is fine with --allow-overlap, and the consent is stored.
+	if _, err := run(t, g, "add", dir, "--name", "second", "--instructions", "x", "--allow-overlap"); err != nil {
+		t.Fatalf("add --allow-overlap: %v", err)
+	}
+	if d := getDef(t, g, "second"); !d.AllowOverlap {
+		t.Errorf("allowOverlap not stored: %+v", d)
 	}
 }
 

@@ -16,11 +16,14 @@ func newEditCommand(g *globalOptions) *cobra.Command {
 	var enable, disable bool
 	cmd := &cobra.Command{
 		Use:   "edit NAME [flags]",
-		Short: "Change a watcher (only the flags given change)",
+		Short: "Change a watcher (only the flags given change; --no-X removes X)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := signalContext()
 			defer cancel()
+			if enable && disable {
+				return fmt.Errorf("--enable and --disable contradict each other: give one")
+			}
 			p, err := f.patch(cmd)
 			if err != nil {
 				return err
@@ -47,10 +50,14 @@ func newEditCommand(g *globalOptions) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(os.Stdout, "updated %s\n", v.Definition.Name)
+			if _, ok := p["provider"]; ok {
+				warnNoKey(cmd.ErrOrStderr(), &v.Definition)
+			}
 			return nil
 		},
 	}
 	f.register(cmd)
+	f.registerRemovals(cmd)
 	cmd.Flags().StringVar(&path, "path", "", "move the watcher to another folder")
 	cmd.Flags().BoolVar(&enable, "enable", false, "enable the watcher")
 	cmd.Flags().BoolVar(&disable, "disable", false, "disable the watcher")

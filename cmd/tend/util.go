@@ -1,24 +1,17 @@
 package main
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/tend-agent/tend/internal/mergepatch"
 	"github.com/tend-agent/tend/watchers"
 )
 
-// applyPatch sets fields of def from a JSON-shaped patch.
+// applyPatch merges a JSON merge patch into def.
 func applyPatch(def *watchers.Definition, p map[string]any) error {
-	var m map[string]any
-	raw, _ := json.Marshal(def)
-	json.Unmarshal(raw, &m)
-	for k, v := range p {
-		m[k] = v
-	}
-	raw, _ = json.Marshal(m)
-	return json.Unmarshal(raw, def)
+	return mergepatch.Into(def, p)
 }
 
 // parseDuration accepts Go durations plus a "d" suffix for days.
