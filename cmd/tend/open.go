@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -55,6 +56,11 @@ func viewerURL(ctx context.Context, g *globalOptions) (string, error) {
 		return "", err
 	}
 	if st.HTTP == "" {
+		for _, p := range st.Problems {
+			if strings.HasPrefix(p, "history viewer off") {
+				return "", errors.New(p) // it was asked for but could not start: say why
+			}
+		}
 		return "", fmt.Errorf("the daemon runs without the history viewer: restart it with `tend daemon --http 127.0.0.1:7433`")
 	}
 	b, err := os.ReadFile(h.Token())
