@@ -124,10 +124,14 @@ func (d *Daemon) validateTriggers(def *watchers.Definition) error {
 func (d *Daemon) edit(ctx context.Context, ref string, patch map[string]any) (*watchers.Definition, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.reconcileLocked(ctx)
-	old, err := d.find(ref)
+	known, err := d.find(ref)
 	if err != nil {
 		return nil, err
+	}
+	// The file may have been edited by hand since the last reconcile.
+	old, err := watchers.LoadFile(d.store.FilePath(known.ID))
+	if err != nil {
+		return nil, userErrorf("cannot change %s: %v", known.Name, err)
 	}
 	def := *old
 	if err := mergepatch.Into(&def, patch); err != nil {

@@ -217,7 +217,8 @@ func TestCheckNeedsSchedule(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "add --schedule") {
 		t.Errorf("add with a check and no schedule: %v", err)
 	}
-	h.add("c", dir, func(d *watchers.Definition) { d.Check, d.Schedule = "true", "every 1h" })
+	// A template: no check runs while the test ends.
+	h.add("c", "", func(d *watchers.Definition) { d.Check, d.Schedule, d.Enabled = "true", "every 1h", false })
 	if _, err := h.c.Edit(h.ctx, "c", map[string]any{"schedule": nil}); err == nil || !strings.Contains(err.Error(), "add --schedule") {
 		t.Errorf("removing the schedule of a check: %v", err)
 	}

@@ -50,9 +50,9 @@ func TestCLIEditKeepsNestedFields(t *testing.T) {
 			return d.Tail.FailPattern == "" && d.Tail.OKPattern == "OK" && d.Guards.MaxFires == 0 && d.Guards.CooldownSeconds == 30 &&
 				d.Provider.KeyName == "" && d.Provider.Model == "m2"
 		}},
-		{[]string{"--schedule", "every 1h", "--check", "true"}, func(d watchers.Definition) bool { return d.Check == "true" && d.Schedule == "every 1h" }},
-		{[]string{"--no-check", "--no-schedule", "--no-tail"}, func(d watchers.Definition) bool {
-			return d.Check == "" && d.Schedule == "" && d.Tail == nil && d.Guards.CooldownSeconds == 30
+		{[]string{"--schedule", "every 1h"}, func(d watchers.Definition) bool { return d.Schedule == "every 1h" }},
+		{[]string{"--no-schedule", "--no-tail"}, func(d watchers.Definition) bool {
+			return d.Schedule == "" && d.Tail == nil && d.Guards.CooldownSeconds == 30
 		}},
 	}
 	for _, s := range steps {
@@ -65,6 +65,16 @@ func TestCLIEditKeepsNestedFields(t *testing.T) {
 	}
 	if _, err := run(t, g, "edit", "w", "--tail", "build.log", "--no-tail"); err == nil || !strings.Contains(err.Error(), "contradict") {
 		t.Errorf("--tail with --no-tail: %v", err)
+	}
+	// A check, on a template so that no check runs while the test ends.
+	if _, err := run(t, g, "add", "--template", "--name", "tpl", "--instructions", "x", "--schedule", "every 1h", "--check", "true"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, g, "edit", "tpl", "--no-check", "--no-schedule"); err != nil {
+		t.Fatal(err)
+	}
+	if d := getDef(t, g, "tpl"); d.Check != "" || d.Schedule != "" {
+		t.Errorf("--no-check --no-schedule left check %q schedule %q", d.Check, d.Schedule)
 	}
 }
 
