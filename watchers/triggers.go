@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tend-agent/tend/internal/clock"
@@ -49,6 +50,7 @@ type Triggers struct {
 	schedTm  clock.Timer
 	tailTm   clock.Timer
 	checking context.CancelFunc
+	checks   sync.WaitGroup // a running check; Close waits for it
 }
 
 // triggerEvent is a schedule, check or tail result for the engine.
@@ -228,6 +230,9 @@ func (t *Triggers) Close() {
 	if t.checking != nil {
 		t.checking()
 	}
+	// A check cancelled above ends promptly (its process is killed); wait,
+	// so it cannot write its scratch folder after the watcher stopped.
+	t.checks.Wait()
 	if t.tail != nil {
 		t.tail.Close()
 	}
@@ -407,7 +412,9 @@ func (e *Engine) startCheck() {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.checking = cancel
 	e.setPhase(e.st.Phase, "running the script check")
+	t.checks.Add(1)
 	go func() {
+		defer t.checks.Done()
 		res := check.Run(ctx, spec)
 		select {
 		case t.c <- triggerEvent{kind: "check-result", res: res}:
