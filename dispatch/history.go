@@ -92,7 +92,8 @@ type History struct {
 	// Clock stamps records whose Time is zero (default time.Now).
 	Clock func() time.Time
 
-	mu sync.Mutex
+	mu       sync.Mutex
+	reserved int64 // the file's space is allocated up to here (see reserve)
 }
 
 // OpenHistory returns the session of watcherID in dir (TEND_HOME/sessions).
@@ -155,19 +156,39 @@ func (h *History) appendAll(recs []Record) error {
 	if err := os.MkdirAll(filepath.Dir(h.path), 0o700); err != nil {
 		return fmt.Errorf("creating the sessions folder: %w", err)
 	}
-	f, err := os.OpenFile(h.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(h.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("opening session %s: %w", h.path, err)
 	}
-	if _, err := f.Write(buf); err != nil {
-		f.Close()
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
 		return fmt.Errorf("appending to session %s: %w", h.path, err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("syncing session %s: %w", h.path, err)
+	size := fi.Size()
+	if size > 0 {
+		// A last line cut short by a crash must not swallow this record:
+		// end it, so the reader skips it as one damaged line.
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, size-1); err == nil && last[0] != '\n' {
+			buf = append([]byte{'\n'}, buf...)
+		}
 	}
-	return f.Close()
+	_, werr := f.Write(buf)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if werr != nil {
+		// Whole lines or nothing: a write cut short (the disk filled up)
+		// is taken back, so the next record does not join a partial line.
+		if terr := f.Truncate(size); terr == nil {
+			f.Sync()
+		}
+		h.reserved = 0
+		return fmt.Errorf("appending to session %s: %w", h.path, werr)
+	}
+	h.reserve(f, size+int64(len(buf)))
+	return nil
 }
 
 // AppendTranscript writes a finished agent pass: each message and, in
