@@ -25,6 +25,10 @@ type Options struct {
 	Trash     Trash            // nil: the OS trash (DefaultTrash)
 	BackupDir string           // where content backups of this run go; created on first use
 	Now       func() time.Time // clock for ledger timestamps; nil: time.Now
+	// StepHook, when set, is called after each write-ahead step of a
+	// mutation: "intent" (recorded, not applied), "applied" (not yet
+	// confirmed) and "done". Crash tests use it to stop the process there.
+	StepHook func(point string)
 }
 
 func (o Options) now() time.Time {
@@ -137,6 +141,10 @@ func (b *Box) Call(ctx context.Context, name string, args json.RawMessage) (stri
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
+		var le *LedgerError
+		if errors.As(err, &le) {
+			return "", le
+		}
 		var te *ToolError
 		if !errors.As(err, &te) {
 			return "", toolErrf("%s failed: %v", name, err)
@@ -175,11 +183,60 @@ func (b *Box) rel(tool, what, p string, required bool) (string, error) {
 	return cleanPath(b.roots, p)
 }
 
-// record adds an effect to the ledger.
+// record adds a dry-run effect to the ledger.
 func (b *Box) record(e Effect) Effect {
 	e.Time = b.opts.now()
 	e.DryRun = b.opts.DryRun
 	return b.ledger.add(e)
+}
+
+// step makes one real change write-ahead: e (with any backup already on
+// disk) is recorded in the journal before apply runs, and confirmed with
+// what apply returns after. want is the state e's target (To for a move or
+// copy, else Path) will be in once applied. what names the change for the
+// model when the ledger cannot be written; then nothing is applied.
+func (b *Box) step(e Effect, want Meta, what string, apply func(Effect) (Effect, error)) (Effect, error) {
+	e.Time = b.opts.now()
+	e, err := b.ledger.intend(e, want)
+	if err != nil {
+		if e.Backup != "" {
+			os.Remove(filepath.Join(b.opts.BackupDir, e.Backup))
+		}
+		return e, &LedgerError{What: what, Err: bareErr(err)}
+	}
+	b.hook("intent")
+	done, err := apply(e)
+	if err != nil {
+		b.ledger.abort(e.Seq)
+		return e, err
+	}
+	b.hook("applied")
+	done.Seq, done.Time = e.Seq, e.Time
+	if err := b.ledger.commit(done); err != nil {
+		return done, &LedgerError{What: what, Applied: true, Err: bareErr(err)}
+	}
+	b.hook("done")
+	return done, nil
+}
+
+func (b *Box) hook(point string) {
+	if b.opts.StepHook != nil {
+		b.opts.StepHook(point)
+	}
+}
+
+// bareErr drops the file name from a system error: the model needs the
+// reason (no space left), not where tend keeps its files.
+func bareErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -189,9 +246,6 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 func (b *Box) backup(dirfd int, name string) (string, error) {
 	if b.opts.BackupDir == "" {
 		return "", toolErrf("cannot back up %q: no backup folder is configured for this run, so nothing is replaced", name)
-	}
-	if err := os.MkdirAll(b.opts.BackupDir, 0o700); err != nil {
-		return "", fmt.Errorf("creating backup folder %s: %w", b.opts.BackupDir, err)
 	}
 	f, err := openFileAt(dirfd, name)
 	if err != nil {
@@ -204,8 +258,14 @@ func (b *Box) backup(dirfd int, name string) (string, error) {
 		safe = safe[:80]
 	}
 	bname := fmt.Sprintf("%04d-%s-%s.bak", b.nbackup, randHex(4), safe)
-	if err := atomicWriteFile(filepath.Join(b.opts.BackupDir, bname), f, 0o600); err != nil {
-		return "", fmt.Errorf("backing up %s: %w", name, err)
+	err = os.MkdirAll(b.opts.BackupDir, 0o700)
+	if err == nil {
+		err = atomicWriteFile(filepath.Join(b.opts.BackupDir, bname), f, 0o600)
+	}
+	if err != nil {
+		// tend's own storage failed, not the folder: the change must not
+		// be made, and the run stops.
+		return "", &LedgerError{What: fmt.Sprintf("the change to %q", name), Err: fmt.Errorf("backing up %s: %w", name, bareErr(err))}
 	}
 	return bname, nil
 }
@@ -250,13 +310,20 @@ func (b *Box) mkdirAll(rel string) (int, []string, error) {
 			}
 			continue
 		}
-		err = unix.Mkdirat(fd, c, 0o755)
-		if err != nil && !errors.Is(err, unix.EEXIST) {
+		created := false
+		_, err = b.step(Effect{Op: OpMkdir, Path: prefix}, Meta{Exists: true, Kind: "dir"}, fmt.Sprintf("creating folder %q", prefix),
+			func(e Effect) (Effect, error) {
+				if err := unix.Mkdirat(fd, c, 0o755); err != nil {
+					return e, err
+				}
+				created = true
+				e.After, _ = metaAt(fd, c, false)
+				return e, nil
+			})
+		if err != nil && !(errors.Is(err, unix.EEXIST) && !created) {
 			unix.Close(fd)
 			return -1, made, describeErr(prefix, err)
 		}
-		created := err == nil
-		after, _ := metaAt(fd, c, false)
 		nfd, err = openDirAt(fd, c)
 		unix.Close(fd)
 		if err != nil {
@@ -264,7 +331,6 @@ func (b *Box) mkdirAll(rel string) (int, []string, error) {
 		}
 		fd = nfd
 		if created {
-			b.record(Effect{Op: OpMkdir, Path: prefix, After: after})
 			made = append(made, prefix)
 		}
 	}

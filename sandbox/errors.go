@@ -36,6 +36,10 @@ func describeErr(rel string, err error) error {
 	if errors.As(err, &te) {
 		return te
 	}
+	var le *LedgerError
+	if errors.As(err, &le) {
+		return le
+	}
 	p := shown(rel)
 	switch {
 	case errors.Is(err, unix.EXDEV):

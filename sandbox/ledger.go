@@ -46,8 +46,14 @@ type Ledger struct {
 	Root      string   `json:"root,omitempty"`      // the watched folder, set by New
 	BackupDir string   `json:"backupDir,omitempty"` // where Backup names live, set by New
 	Effects   []Effect `json:"effects"`
+	// Unresolved names the steps of an interrupted run that recovery could
+	// not settle (neither confirm nor take back): they cannot be undone.
+	Unresolved []string `json:"unresolved,omitempty"`
 
-	mu sync.Mutex
+	mu    sync.Mutex
+	seq   int      // the last step number given out
+	jpath string   // write-ahead journal; "" keeps the ledger in memory only
+	j     *journal // open once the first step was written
 }
 
 // NewLedger starts an empty ledger for one run of one watcher.
@@ -55,13 +61,88 @@ func NewLedger(watcherID, runID string) *Ledger {
 	return &Ledger{RunID: runID, WatcherID: watcherID, Effects: []Effect{}}
 }
 
-// add appends e, numbering it.
+// add appends e, numbering it. Dry-run effects change nothing, so they
+// go straight in without the journal.
 func (l *Ledger) add(e Effect) Effect {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	e.Seq = len(l.Effects) + 1
+	l.seq++
+	e.Seq = l.seq
 	l.Effects = append(l.Effects, e)
 	return e
+}
+
+// UseJournal makes the ledger write ahead to the journal file at path:
+// every real step is recorded and synced there before it is applied, and
+// confirmed after. The file is created with the first step.
+func (l *Ledger) UseJournal(path string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.jpath = path
+}
+
+// intend numbers e and, with a journal, records it as about to happen;
+// want is the state its target will be in once applied. Nothing may be
+// changed when it fails.
+func (l *Ledger) intend(e Effect, want Meta) (Effect, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seq++
+	e.Seq = l.seq
+	if l.jpath == "" {
+		return e, nil
+	}
+	if l.j == nil {
+		j, err := openJournal(l.jpath, journalRec{Rec: jBegin, Time: e.Time, RunID: l.RunID,
+			WatcherID: l.WatcherID, Root: l.Root, BackupDir: l.BackupDir})
+		if err != nil {
+			return e, err
+		}
+		l.j = j
+	}
+	return e, l.j.append(journalRec{Rec: jIntent, Time: e.Time, Seq: e.Seq, Effect: &e, Want: &want})
+}
+
+// commit adds the applied step e to the ledger and confirms it in the
+// journal. The effect is kept even when the journal write fails: the
+// change was made.
+func (l *Ledger) commit(e Effect) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.Effects = append(l.Effects, e)
+	if l.j == nil {
+		return nil
+	}
+	return l.j.append(journalRec{Rec: jDone, Time: e.Time, Seq: e.Seq, Effect: &e})
+}
+
+// abort withdraws step seq, which failed without changing anything. When
+// even that cannot be written, recovery finds the target as it was.
+func (l *Ledger) abort(seq int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.j != nil {
+		l.j.append(journalRec{Rec: jAbort, Time: time.Now(), Seq: seq})
+	}
+}
+
+// EndJournal closes the journal with an end record: the run finished and
+// needs no recovery. Without a journal (no real step) it does nothing.
+func (l *Ledger) EndJournal(outcome, reason string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.j == nil {
+		return nil
+	}
+	err := l.j.append(journalRec{Rec: jEnd, Time: time.Now(), Outcome: outcome, Reason: reason})
+	if cerr := l.j.close(); err == nil {
+		err = cerr
+	}
+	l.j = nil
+	if err != nil {
+		return fmt.Errorf("ending the journal of run %s: %w", l.RunID, err)
+	}
+	return nil
 }
 
 // Snapshot returns a copy of the effects recorded so far.

@@ -117,20 +117,29 @@ func (b *Box) fileMove(_ context.Context, raw json.RawMessage) (string, error) {
 		b.record(Effect{Op: OpMove, Path: t.src, To: t.dst, Before: t.before, After: t.before, ToBefore: t.toMeta})
 		return fmt.Sprintf("dry run: would move %s to %s (nothing was changed)", t.src, t.dst), nil
 	}
-	if err := renameNoReplace(t.srcfd, t.sbase, t.dstfd, t.dbase); err != nil {
-		if errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOTEMPTY) {
-			return "", existsErr("file_move", t.dst, Meta{Kind: "file"})
-		}
-		if errors.Is(err, unix.EXDEV) {
-			return "", toolErrf("cannot move %q to %q: they are on different file systems; copy it with file_copy, then delete the original", t.src, t.dst)
-		}
+	var merr error
+	_, err = b.step(Effect{Op: OpMove, Path: t.src, To: t.dst, Before: t.before, ToBefore: t.toMeta}, t.before,
+		fmt.Sprintf("file_move of %q to %q", t.src, t.dst), func(e Effect) (Effect, error) {
+			if err := renameNoReplace(t.srcfd, t.sbase, t.dstfd, t.dbase); err != nil {
+				return e, err
+			}
+			e.After, merr = metaAt(t.dstfd, t.dbase, true)
+			return e, nil
+		})
+	var le *LedgerError
+	switch {
+	case err == nil && merr != nil:
+		return "", describeErr(t.dst, merr)
+	case err == nil:
+	case errors.As(err, &le):
+		return "", le
+	case errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOTEMPTY):
+		return "", existsErr("file_move", t.dst, Meta{Kind: "file"})
+	case errors.Is(err, unix.EXDEV):
+		return "", toolErrf("cannot move %q to %q: they are on different file systems; copy it with file_copy, then delete the original", t.src, t.dst)
+	default:
 		return "", describeErr(t.src, err)
 	}
-	after, err := metaAt(t.dstfd, t.dbase, true)
-	if err != nil {
-		return "", describeErr(t.dst, err)
-	}
-	b.record(Effect{Op: OpMove, Path: t.src, To: t.dst, Before: t.before, After: after, ToBefore: t.toMeta})
 	return fmt.Sprintf("moved %s to %s", t.src, t.dst), nil
 }
 
@@ -147,20 +156,32 @@ func (b *Box) fileCopy(_ context.Context, raw json.RawMessage) (string, error) {
 		b.record(Effect{Op: OpCopy, Path: t.src, To: t.dst, Before: t.before, After: after, ToBefore: t.toMeta})
 		return fmt.Sprintf("dry run: would copy %s to %s (nothing was changed)", t.src, t.dst), nil
 	}
-	if err := copyTreeAt(t.srcfd, t.sbase, t.dstfd, t.dbase, false); err != nil {
-		if errors.Is(err, unix.EEXIST) {
-			return "", existsErr("file_copy", t.dst, Meta{Kind: "file"})
-		}
-		if m, _ := metaAt(t.dstfd, t.dbase, false); m.Exists && m.Kind == "dir" {
-			removeTreeAt(t.dstfd, t.dbase) // a half-made folder copy of ours
-		}
+	var merr error
+	_, err = b.step(Effect{Op: OpCopy, Path: t.src, To: t.dst, Before: t.before, ToBefore: t.toMeta}, t.before,
+		fmt.Sprintf("file_copy of %q to %q", t.src, t.dst), func(e Effect) (Effect, error) {
+			if err := copyTreeAt(t.srcfd, t.sbase, t.dstfd, t.dbase, false); err != nil {
+				if !errors.Is(err, unix.EEXIST) {
+					if m, _ := metaAt(t.dstfd, t.dbase, false); m.Exists && m.Kind == "dir" {
+						removeTreeAt(t.dstfd, t.dbase) // a half-made folder copy of ours
+					}
+				}
+				return e, err
+			}
+			e.After, merr = metaAt(t.dstfd, t.dbase, true)
+			return e, nil
+		})
+	var le *LedgerError
+	switch {
+	case err == nil && merr != nil:
+		return "", describeErr(t.dst, merr)
+	case err == nil:
+	case errors.As(err, &le):
+		return "", le
+	case errors.Is(err, unix.EEXIST):
+		return "", existsErr("file_copy", t.dst, Meta{Kind: "file"})
+	default:
 		return "", describeErr(t.src, err)
 	}
-	after, err := metaAt(t.dstfd, t.dbase, true)
-	if err != nil {
-		return "", describeErr(t.dst, err)
-	}
-	b.record(Effect{Op: OpCopy, Path: t.src, To: t.dst, Before: t.before, After: after, ToBefore: t.toMeta})
 	return fmt.Sprintf("copied %s to %s", t.src, t.dst), nil
 }
 
@@ -189,17 +210,23 @@ func (b *Box) fileDelete(_ context.Context, raw json.RawMessage) (string, error)
 		b.record(Effect{Op: OpDelete, Path: rel, Before: before})
 		return fmt.Sprintf("dry run: would move %s to the trash (nothing was changed)", rel), nil
 	}
-	entry, err := b.trash.Put(dirfd, base, b.fs.abs(rel), b.opts.now())
+	_, err = b.step(Effect{Op: OpDelete, Path: rel, Before: before}, Meta{}, fmt.Sprintf("file_delete of %q", rel),
+		func(e Effect) (Effect, error) {
+			entry, err := b.trash.Put(dirfd, base, b.fs.abs(rel), b.opts.now())
+			if err != nil {
+				return e, toolErrf("could not move %q to the trash, so it was not deleted: %v", rel, err)
+			}
+			e.TrashPath = entry.Path
+			if entry.Copied && before.Kind == "file" {
+				// A second copy for undo; the trash entry already is one,
+				// so a failed backup does not undo the delete.
+				e.Backup, _ = b.backupPath(entry.Path)
+			}
+			return e, nil
+		})
 	if err != nil {
-		return "", toolErrf("could not move %q to the trash, so it was not deleted: %v", rel, err)
+		return "", describeErr(rel, err)
 	}
-	e := Effect{Op: OpDelete, Path: rel, Before: before, TrashPath: entry.Path}
-	if entry.Copied && before.Kind == "file" {
-		if e.Backup, err = b.backupPath(entry.Path); err != nil {
-			return "", err
-		}
-	}
-	b.record(e)
 	return fmt.Sprintf("moved %s to the trash", rel), nil
 }
 

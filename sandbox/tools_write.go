@@ -72,17 +72,28 @@ func (b *Box) fileWrite(_ context.Context, raw json.RawMessage) (string, error) 
 		if e.Backup, err = b.backup(dirfd, base); err != nil {
 			return "", describeErr(rel, err)
 		}
-		err = replaceAt(dirfd, base, strings.NewReader(content), before.Mode, 0)
-	} else {
-		err = writeNewAt(dirfd, base, strings.NewReader(content), 0o644, 0)
+	}
+	want := predicted
+	want.Hash = hashText(content)
+	var merr error
+	_, err = b.step(e, want, fmt.Sprintf("file_write of %q", rel), func(e Effect) (Effect, error) {
+		var err error
+		if before.Exists {
+			err = replaceAt(dirfd, base, strings.NewReader(content), before.Mode, 0)
+		} else {
+			err = writeNewAt(dirfd, base, strings.NewReader(content), 0o644, 0)
+		}
+		if err == nil {
+			e.After, merr = metaAt(dirfd, base, true)
+		}
+		return e, err
+	})
+	if err == nil {
+		err = merr
 	}
 	if err != nil {
 		return "", describeErr(rel, err)
 	}
-	if e.After, err = metaAt(dirfd, base, true); err != nil {
-		return "", describeErr(rel, err)
-	}
-	b.record(e)
 	return fmt.Sprintf("wrote %d bytes to %s%s", len(content), rel, replacedNote(before)), nil
 }
 
@@ -164,13 +175,21 @@ func (b *Box) fileEdit(_ context.Context, raw json.RawMessage) (string, error) {
 	if e.Backup, err = b.backup(dirfd, base); err != nil {
 		return "", describeErr(rel, err)
 	}
-	if err := replaceAt(dirfd, base, strings.NewReader(updated), before.Mode, 0); err != nil {
+	want := Meta{Exists: true, Kind: "file", Size: int64(len(updated)), Mode: before.Mode, Hash: hashText(updated)}
+	var merr error
+	_, err = b.step(e, want, fmt.Sprintf("file_edit of %q", rel), func(e Effect) (Effect, error) {
+		if err := replaceAt(dirfd, base, strings.NewReader(updated), before.Mode, 0); err != nil {
+			return e, err
+		}
+		e.After, merr = metaAt(dirfd, base, true)
+		return e, nil
+	})
+	if err == nil {
+		err = merr
+	}
+	if err != nil {
 		return "", describeErr(rel, err)
 	}
-	if e.After, err = metaAt(dirfd, base, true); err != nil {
-		return "", describeErr(rel, err)
-	}
-	b.record(e)
 	return fmt.Sprintf("edited %s: replaced %d characters with %d", rel, len([]rune(a.Old)), len([]rune(*a.New))), nil
 }
 
