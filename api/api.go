@@ -80,6 +80,9 @@ type UndoResponse struct {
 	// Touched lists every path the undone run's ledger named: what the
 	// watcher takes as its own change rather than news.
 	Touched []string `json:"touched,omitempty"`
+	// NotUndone names the steps of a crash-interrupted run that recovery
+	// could not settle: undo leaves them as they are.
+	NotUndone []string `json:"notUndone,omitempty"`
 }
 
 // AttachRequest makes an instance of a template (POST /v1/attach).

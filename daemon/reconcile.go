@@ -106,6 +106,7 @@ func (d *Daemon) startEngine(ctx context.Context, def *watchers.Definition, raw 
 		Publish:   func(st watchers.State) { d.publish(def, st) },
 		NewRunID:  d.newRunID,
 		Triggers:  trig,
+		Recover:   d.recoverHook(),
 	})
 	d.engines[def.ID] = h
 	go func() {

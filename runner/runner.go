@@ -8,6 +8,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -32,6 +33,9 @@ type Config struct {
 	Agent dispatch.AgentOptions
 	// NewProvider defaults to dispatch.NewProvider.
 	NewProvider func(context.Context, dispatch.ProviderConfig, dispatch.KeyStore, *slog.Logger) (dispatch.Provider, error)
+	// StepHook is passed to the sandbox (see sandbox.Options.StepHook);
+	// crash tests use it. nil in normal use.
+	StepHook func(point string)
 }
 
 // Runner carries out passes for every watcher of a daemon.
@@ -46,6 +50,9 @@ type runState struct {
 	prompt   int
 	complete int
 	saved    int // effects in the ledger file on disk
+	// ledgerErr is set when a tool could not write the ledger: the run
+	// must stop, since nothing it does could be undone.
+	ledgerErr error
 }
 
 // New returns a Runner.
@@ -81,6 +88,7 @@ func (r *Runner) state(def *watchers.Definition, runID string, dry bool) *runSta
 	rs := r.runs[runID]
 	if rs == nil {
 		rs = &runState{ledger: sandbox.NewLedger(def.ID, runID)}
+		rs.ledger.UseJournal(filepath.Join(r.runDir(def.ID, runID), sandbox.JournalFile))
 		r.runs[runID] = rs
 	}
 	return rs
@@ -124,25 +132,39 @@ func (r *Runner) Pass(ctx context.Context, req watchers.PassRequest) watchers.Pa
 		Instructions: instructions, Folder: def.Path, Changed: changed,
 		FirstPass: req.Pass == 1, CheckOutput: req.Extra, Note: req.Note,
 	}
+	// A tool that cannot write the ledger stops the run through runCtx.
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
 	var tools dispatch.Toolbox
 	if _, err := os.ReadDir(def.Path); err != nil {
 		in.FolderUnreadable = err
 	} else {
 		box, err := sandbox.New(def.Path, rs.ledger, sandbox.Options{
 			DryRun: req.DryRun, Trash: r.cfg.Trash, BackupDir: r.runDir(def.ID, req.RunID), Now: r.cfg.Clock.Now,
+			StepHook: r.cfg.StepHook,
 		})
 		if err != nil {
 			return failed(err.Error())
 		}
 		defer box.Close()
-		tools = toolbox{b: box, changed: changed}
+		tools = toolbox{b: box, changed: changed, stop: func(err error) {
+			r.mu.Lock()
+			if rs.ledgerErr == nil {
+				rs.ledgerErr = err
+			}
+			r.mu.Unlock()
+			stopRun()
+		}}
 	}
 	opts := r.cfg.Agent
 	if opts.Clock == nil {
 		opts.Clock = r.cfg.Clock.Now
 	}
-	tr, _ := dispatch.RunAgent(ctx, prov, tools, dispatch.BuildPrompt(in), opts)
+	tr, _ := dispatch.RunAgent(runCtx, prov, tools, dispatch.BuildPrompt(in), opts)
 	hist.AppendTranscript(req.RunID, req.Pass, tr)
+	r.mu.Lock()
+	lerr := rs.ledgerErr
+	r.mu.Unlock()
 	r.mu.Lock()
 	rs.prompt += tr.PromptTokens
 	rs.complete += tr.CompletionTokens
@@ -155,6 +177,10 @@ func (r *Runner) Pass(ctx context.Context, req watchers.PassRequest) watchers.Pa
 		} else {
 			rs.saved = n
 		}
+	}
+	if lerr != nil {
+		return failed("stopped: tend could not write the undo ledger in " + r.cfg.Home.Dir + ": " + ledgerReason(lerr) +
+			"; make room there (or make it writable), then run the watcher again")
 	}
 	return watchers.PassResult{
 		Outcome: tr.Outcome, Reason: tr.Reason,
@@ -198,6 +224,11 @@ func (r *Runner) Finish(ctx context.Context, sum watchers.RunSummary) {
 	hist := r.history(sum.Def.ID)
 	var pt, ct int
 	if rs != nil {
+		// The run is over: its journal needs no recovery. If this cannot
+		// be written, the next start-up settles the journal instead.
+		if err := rs.ledger.EndJournal(sum.Outcome, sum.Reason); err != nil {
+			r.cfg.Log.Error("ending the run's journal", "run", sum.RunID, "err", err)
+		}
 		effects, _ := json.Marshal(rs.ledger.Snapshot())
 		if len(rs.ledger.Snapshot()) > 0 {
 			hist.Append(dispatch.Record{Type: dispatch.RecLedger, RunID: sum.RunID, Effects: effects})
@@ -210,10 +241,13 @@ func (r *Runner) Finish(ctx context.Context, sum watchers.RunSummary) {
 }
 
 // toolbox adapts the sandbox to the agent loop's interface, and adds
-// changes_list when the pass has more changes than its prompt lists.
+// changes_list when the pass has more changes than its prompt lists. stop
+// is called when a tool could not write the ledger: the model reads the
+// refusal, and the run ends there.
 type toolbox struct {
 	b       *sandbox.Box
 	changed []dispatch.ChangedPath
+	stop    func(error)
 }
 
 func (t toolbox) Specs() []dispatch.ToolSpec {
@@ -232,7 +266,22 @@ func (t toolbox) Call(ctx context.Context, name string, args json.RawMessage) (s
 	if name == dispatch.ChangesToolName && len(t.changed) > dispatch.MaxPromptPaths {
 		return dispatch.ListChanges(t.changed, args)
 	}
-	return t.b.Call(ctx, name, args)
+	out, err := t.b.Call(ctx, name, args)
+	var le *sandbox.LedgerError
+	if errors.As(err, &le) && t.stop != nil {
+		t.stop(le)
+	}
+	return out, err
+}
+
+// ledgerReason is the system error behind a ledger failure, such as "no
+// space left on device".
+func ledgerReason(err error) string {
+	var le *sandbox.LedgerError
+	if errors.As(err, &le) && le.Err != nil {
+		return le.Err.Error()
+	}
+	return err.Error()
 }
 
 // RecordCheck keeps a script check's result in the watcher's session.

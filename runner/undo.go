@@ -28,7 +28,13 @@ func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID strin
 		runID = id
 	}
 	dir := r.runDir(def.ID, runID)
-	l, err := sandbox.LoadLedger(filepath.Join(dir, "ledger.json"))
+	r.mu.Lock()
+	live := r.runs[runID] != nil
+	r.mu.Unlock()
+	if live {
+		return api.UndoResponse{}, fmt.Errorf("run %s of %s is still going; wait for it to end (or stop it) before undoing it", runID, def.Name)
+	}
+	l, err := loadRunLedger(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return api.UndoResponse{}, fmt.Errorf("nothing to undo for run %s of %s: it changed nothing, was undone already, or does not exist (see `tend history %s`)", runID, def.Name, def.Name)
 	}
@@ -36,7 +42,7 @@ func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID strin
 		return api.UndoResponse{}, fmt.Errorf("run %s of %s has no ledger to undo: %w", runID, def.Name, err)
 	}
 	rep, err := sandbox.Undo(def.Path, l, sandbox.Options{Trash: r.cfg.Trash, BackupDir: dir, Now: r.cfg.Clock.Now})
-	resp := api.UndoResponse{RunID: runID, Restored: rep.Restored, Conflicts: rep.Conflicts, Touched: l.Touched()}
+	resp := api.UndoResponse{RunID: runID, Restored: rep.Restored, Conflicts: rep.Conflicts, Touched: l.Touched(), NotUndone: l.Unresolved}
 	hist := r.history(def.ID)
 	if err != nil && len(rep.Conflicts) > 0 {
 		// Clients may only show the error: it names what differs.
@@ -50,7 +56,26 @@ func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID strin
 		Reason: fmt.Sprintf("%d change(s) reversed", len(rep.Restored))})
 	// Mark it so a second undo does not try again.
 	os.Rename(filepath.Join(dir, "ledger.json"), filepath.Join(dir, "ledger.undone.json"))
+	os.Rename(filepath.Join(dir, sandbox.JournalFile), filepath.Join(dir, "journal.undone.jsonl"))
 	return resp, nil
+}
+
+// loadRunLedger reads a run's ledger: the one saved after each pass
+// (ledger.json), or the write-ahead journal when it knows more steps (the
+// save after the last pass did not happen).
+func loadRunLedger(dir string) (*sandbox.Ledger, error) {
+	l, err := sandbox.LoadLedger(filepath.Join(dir, "ledger.json"))
+	jl, _, _, jerr := sandbox.LoadJournal(filepath.Join(dir, sandbox.JournalFile))
+	if jerr != nil {
+		return l, err
+	}
+	if err == nil && len(jl.Snapshot()) <= len(l.Snapshot()) {
+		return l, nil
+	}
+	if err == nil {
+		jl.Unresolved = l.Unresolved
+	}
+	return jl, nil
 }
 
 func (r *Runner) lastUndoable(watcherID string) (string, error) {
@@ -61,13 +86,16 @@ func (r *Runner) lastUndoable(watcherID string) (string, error) {
 	}
 	var ids []string
 	for _, e := range ents {
-		if _, err := os.Stat(filepath.Join(base, e.Name(), "ledger.json")); err == nil {
+		r.mu.Lock()
+		live := r.runs[e.Name()] != nil
+		r.mu.Unlock()
+		if e.IsDir() && !live {
 			ids = append(ids, e.Name())
 		}
 	}
 	sort.Strings(ids) // run ids start with a UTC timestamp
 	for i := len(ids) - 1; i >= 0; i-- {
-		l, err := sandbox.LoadLedger(filepath.Join(base, ids[i], "ledger.json"))
+		l, err := loadRunLedger(filepath.Join(base, ids[i]))
 		if err == nil && len(l.Snapshot()) > 0 && !l.DryRun() {
 			return ids[i], nil
 		}

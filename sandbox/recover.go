@@ -25,13 +25,16 @@ type Recovery struct {
 	// Touched lists every path the run's steps named (done, withdrawn or
 	// not), for the watcher to take as the run's own doing.
 	Touched []string
+
+	path string // the journal, until End
+	now  func() time.Time
 }
 
 // OutcomeInterrupted ends the journal of a run recovered after a crash.
 const OutcomeInterrupted = "interrupted"
 
 // RecoverJournal settles the journal of an interrupted run (one without an
-// end record) and ends it. Every step whose done record is on disk stays
+// end record); End closes it. Every step whose done record is on disk stays
 // undoable. A half-done step (an intent without a done or abort record)
 // is decided by what the folder shows, per operation:
 //
@@ -128,11 +131,28 @@ func RecoverJournal(path, root string, trash Trash, now func() time.Time) (*Reco
 		}
 		rec.Settled = append(rec.Settled, fmt.Sprintf("%s %s: %s", e.Op, describeStep(e), verdict))
 	}
-	reason := strings.Join(append(append([]string(nil), rec.Settled...), l.Unresolved...), "; ")
-	if err := j.append(journalRec{Rec: jEnd, Time: now(), Outcome: OutcomeInterrupted, Reason: reason}); err != nil {
-		return nil, fmt.Errorf("recovering run journal %s: %w", path, err)
-	}
+	rec.path, rec.now = path, now
 	return rec, nil
+}
+
+// End closes the recovered journal, so later start-ups leave it alone.
+// Call it once the run's changes are taken into the watcher's baseline: a
+// crash before then recovers the journal again, which is harmless (its
+// half-done steps are settled already).
+func (r *Recovery) End() error {
+	if r.path == "" {
+		return nil // the journal had ended already
+	}
+	j, err := openJournal(r.path, journalRec{})
+	if err != nil {
+		return fmt.Errorf("ending recovered journal %s: %w", r.path, err)
+	}
+	defer j.close()
+	reason := strings.Join(append(append([]string(nil), r.Settled...), r.Ledger.Unresolved...), "; ")
+	if err := j.append(journalRec{Rec: jEnd, Time: r.now(), Outcome: OutcomeInterrupted, Reason: reason}); err != nil {
+		return fmt.Errorf("ending recovered journal %s: %w", r.path, err)
+	}
+	return nil
 }
 
 func describeStep(e Effect) string {

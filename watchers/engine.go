@@ -38,6 +38,11 @@ type EngineConfig struct {
 	// Hooks for the issue-5 triggers (schedule, checks, tails) and path
 	// filters; nil when the watcher has none.
 	Triggers *Triggers
+	// Recover, when set, settles the watcher's runs that a crash
+	// interrupted, at start-up before the baseline is compared. It hands
+	// the paths each such run touched to fold, which takes them into the
+	// baseline (and saves it) so they are not dispatched again as news.
+	Recover func(def *Definition, fold func(paths []string) error)
 }
 
 type timerKind int
@@ -179,6 +184,9 @@ func (e *Engine) start(ctx context.Context, fresh bool) {
 	if !fresh {
 		old = e.loadBaseline()
 	}
+	if e.cfg.Recover != nil {
+		e.cfg.Recover(e.def, func(paths []string) error { return e.foldRecovered(&old, paths) })
+	}
 	tree, err := fingerprint.Build(ctx, e.def.Path, e.fpOptions())
 	if err != nil {
 		e.fail(fmt.Errorf("fingerprinting %s: %w", e.def.Path, err))
@@ -209,6 +217,26 @@ func (e *Engine) start(ctx context.Context, fresh bool) {
 		e.notePending()
 	}
 	e.cfg.Triggers.armNext(e)
+}
+
+// foldRecovered takes the paths an interrupted run touched into the
+// baseline *old and saves it before returning: the run's changes are its
+// own doing, not news. Without a baseline there is nothing to fold: the
+// first one is taken from the folder as it is.
+func (e *Engine) foldRecovered(old **fingerprint.Tree, paths []string) error {
+	if *old == nil {
+		return nil
+	}
+	t, err := (*old).UpdatePaths(paths)
+	if err != nil {
+		return err
+	}
+	e.treeW.wait() // no older write may land after this one
+	if err := t.Save(e.files.Tree()); err != nil {
+		return err
+	}
+	*old = t
+	return nil
 }
 
 func (e *Engine) openSource(ctx context.Context) error {

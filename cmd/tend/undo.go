@@ -29,6 +29,9 @@ func newUndoCommand(g *globalOptions) *cobra.Command {
 				if len(r.Restored) > 0 {
 					fmt.Fprintf(os.Stdout, "  %s\n", strings.Join(r.Restored, "\n  "))
 				}
+				if len(r.NotUndone) > 0 {
+					fmt.Fprintf(os.Stdout, "not undone (the daemon stopped during the run; settle these by hand):\n  %s\n", strings.Join(r.NotUndone, "\n  "))
+				}
 				return nil
 			})
 		},
