@@ -2,6 +2,7 @@ package dispatch_test
 
 import (
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +76,28 @@ func TestHistoryAppendOnFullDiskIsWholeOrNothing(t *testing.T) {
 	}
 	if len(runs) != 1 || runs[0].End == nil || len(warned) > 0 {
 		t.Fatalf("after a failed append: runs %+v, warnings %q", runs, warned)
+	}
+}
+
+// A session keeps room past its end: when the disk fills up during a run,
+// the records that end the run (and say why it failed) still fit.
+func TestHistoryKeepsRoomOnFullDisk(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("preallocation is used on Linux")
+	}
+	dir := testutil.Tmpfs(t, "512k")
+	h := dispatch.OpenHistory(dir, "w-1")
+	h.Clock = func() time.Time { return t0 }
+	if err := h.Append(dispatch.Record{Type: dispatch.RecRunStart, RunID: "run-1"}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.FillDisk(t, dir)
+	reason := "tend could not write the undo ledger: no space left on device " + strings.Repeat(".", 16<<10)
+	if err := h.Append(dispatch.Record{Type: dispatch.RecRunEnd, RunID: "run-1", Outcome: "failed", Reason: reason}); err != nil {
+		t.Fatalf("no room left for the run's end: %v", err)
+	}
+	runs, err := dispatch.ReadHistory(h.Path())
+	if err != nil || len(runs) != 1 || runs[0].End == nil || runs[0].End.Reason != reason {
+		t.Fatalf("runs %+v (%v)", runs, err)
 	}
 }
