@@ -22,18 +22,41 @@ import (
 	"github.com/tend-agent/tend/watchers"
 )
 
-// buildTend compiles cmd/tend into a temporary folder.
+// tendBin is the tend binary, built once for all the tests of the package.
+var tendBin struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if tendBin.dir != "" {
+		os.RemoveAll(tendBin.dir)
+	}
+	os.Exit(code)
+}
+
+// buildTend compiles cmd/tend (once per test binary) and returns its path.
 func buildTend(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the tend binary")
 	}
-	bin := filepath.Join(t.TempDir(), "tend")
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/tend")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building tend: %v\n%s", err, out)
+	tendBin.once.Do(func() {
+		if tendBin.dir, tendBin.err = os.MkdirTemp("", "tend-bin"); tendBin.err != nil {
+			return
+		}
+		tendBin.path = filepath.Join(tendBin.dir, "tend")
+		if out, err := exec.Command("go", "build", "-o", tendBin.path, "../cmd/tend").CombinedOutput(); err != nil {
+			tendBin.err = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if tendBin.err != nil {
+		t.Fatalf("building tend: %v", tendBin.err)
 	}
-	return bin
+	return tendBin.path
 }
 
 // syncBuffer collects a subprocess's output safely.
