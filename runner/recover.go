@@ -57,7 +57,7 @@ func (r *Runner) Recover(def *watchers.Definition, fold func(paths []string) err
 func (r *Runner) recoverRun(def *watchers.Definition, runID string, fold func([]string) error) error {
 	dir := r.runDir(def.ID, runID)
 	jpath := filepath.Join(dir, sandbox.JournalFile)
-	_, ended, _, err := sandbox.LoadJournal(jpath)
+	ended, err := sandbox.JournalEnded(jpath)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && ended) {
 		return nil
 	}

@@ -259,3 +259,37 @@ func LoadJournal(path string) (l *Ledger, ended bool, pending int, err error) {
 	}
 	return st.ledger(), st.end != nil, len(st.halfDone()), nil
 }
+
+// JournalEnded reports whether the journal at path ends with an end
+// record, reading only its tail: start-up checks every run folder.
+func JournalEnded(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	const tail = 64 << 10 // an end record is far smaller; its reason is capped below
+	off := max(fi.Size()-tail, 0)
+	buf := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	buf = bytes.TrimRight(buf, "\n")
+	last := buf[bytes.LastIndexByte(buf, '\n')+1:]
+	var rec journalRec
+	return json.Unmarshal(last, &rec) == nil && rec.Rec == jEnd, nil
+}
+
+// capReason keeps an end record's reason short, so JournalEnded finds the
+// record in the file's tail.
+func capReason(s string) string {
+	const max = 8 << 10
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + " …"
+}

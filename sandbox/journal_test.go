@@ -87,8 +87,15 @@ func TestRecoverJournalAtEveryPoint(t *testing.T) {
 		if len(rec.Ledger.Unresolved) > 0 || len(rec.Settled) != half {
 			t.Fatalf("point %d: settled %q, unresolved %q", n, rec.Settled, rec.Ledger.Unresolved)
 		}
+		jpath := filepath.Join(e.backups, JournalFile)
+		if ended, err := JournalEnded(jpath); ended || err != nil {
+			t.Fatalf("point %d: an interrupted journal reads as ended (%v)", n, err)
+		}
 		if err := rec.End(); err != nil {
 			t.Fatal(err)
+		}
+		if ended, err := JournalEnded(jpath); !ended || err != nil {
+			t.Fatalf("point %d: a recovered journal does not read as ended (%v)", n, err)
 		}
 		if _, ended, pending, err := LoadJournal(filepath.Join(e.backups, JournalFile)); err != nil || !ended || pending != 0 {
 			t.Fatalf("point %d: after recovery the journal has ended %v, %d pending (%v)", n, ended, pending, err)

@@ -134,7 +134,7 @@ func (l *Ledger) EndJournal(outcome, reason string) error {
 	if l.j == nil {
 		return nil
 	}
-	err := l.j.append(journalRec{Rec: jEnd, Time: time.Now(), Outcome: outcome, Reason: reason})
+	err := l.j.append(journalRec{Rec: jEnd, Time: time.Now(), Outcome: outcome, Reason: capReason(reason)})
 	if cerr := l.j.close(); err == nil {
 		err = cerr
 	}

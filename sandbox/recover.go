@@ -149,7 +149,7 @@ func (r *Recovery) End() error {
 	}
 	defer j.close()
 	reason := strings.Join(append(append([]string(nil), r.Settled...), r.Ledger.Unresolved...), "; ")
-	if err := j.append(journalRec{Rec: jEnd, Time: r.now(), Outcome: OutcomeInterrupted, Reason: reason}); err != nil {
+	if err := j.append(journalRec{Rec: jEnd, Time: r.now(), Outcome: OutcomeInterrupted, Reason: capReason(reason)}); err != nil {
 		return fmt.Errorf("ending recovered journal %s: %w", r.path, err)
 	}
 	return nil
