@@ -112,11 +112,12 @@ func (d *Daemon) startEngine(ctx context.Context, def *watchers.Definition, raw 
 	go func() {
 		defer close(h.done)
 		if prev != nil {
-			select {
-			case <-prev:
-			case <-ectx.Done():
-				return
-			}
+			// prev was cancelled and always ends; waiting for it even when
+			// this engine is cancelled too means h.done covers both.
+			<-prev
+		}
+		if ectx.Err() != nil {
+			return
 		}
 		h.eng.Run(ectx)
 	}()

@@ -18,7 +18,7 @@ const changesPage = 200
 // ChangesToolSpec describes changes_list to the model.
 func ChangesToolSpec() ToolSpec {
 	return ToolSpec{
-		Name: ChangesToolName,
+		Name:        ChangesToolName,
 		Description: fmt.Sprintf("List the paths that changed since the last check, from offset on (the prompt shows the first %d). At most %d per call; the answer says the offset to ask for next.", MaxPromptPaths, changesPage),
 		Parameters: map[string]any{"type": "object", "required": []string{}, "properties": map[string]any{
 			"offset": map[string]any{"type": "integer", "description": fmt.Sprintf("index of the first path to list; default %d", MaxPromptPaths)},

@@ -1,7 +1,7 @@
 package fingerprint
 
 import (
-		"os"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -76,4 +76,3 @@ func TestGraft(t *testing.T) {
 func allOf(c Changes) []string {
 	return slices.Concat(c.Added, c.Removed, c.Modified)
 }
-
