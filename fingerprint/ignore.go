@@ -22,6 +22,7 @@ type pattern struct {
 // matcher holds every rule that decides whether an entry is left out.
 type matcher struct {
 	includeHidden bool
+	nonRecursive  bool // only the root's own entries
 	patterns      []pattern
 	tendIgnore    []string            // the raw lines of .tendignore, kept for Save
 	exclude       map[string]struct{} // clean relative paths
@@ -105,7 +106,7 @@ func compilePatterns(lines []string, source string) ([]pattern, error) {
 
 // newMatcher compiles the options and the lines of a .tendignore file.
 func newMatcher(root string, opts Options, tendIgnore []string) (*matcher, error) {
-	m := &matcher{includeHidden: opts.IncludeHidden, tendIgnore: tendIgnore}
+	m := &matcher{includeHidden: opts.IncludeHidden, nonRecursive: opts.NonRecursive, tendIgnore: tendIgnore}
 	ps, err := compilePatterns(opts.Ignore, "")
 	if err != nil {
 		return nil, err
@@ -187,6 +188,9 @@ func (m *matcher) skipEntry(rel, name string, isDir bool) bool {
 // ignoredPath applies every rule to a path and its parent directories, the
 // way a walk does.
 func (m *matcher) ignoredPath(rel string, isDir bool) bool {
+	if m.nonRecursive && strings.Contains(rel, "/") {
+		return true
+	}
 	for i := 0; ; {
 		j := strings.IndexByte(rel[i:], '/')
 		last := j < 0

@@ -116,7 +116,7 @@ func NewEngine(cfg EngineConfig) *Engine {
 }
 
 func (e *Engine) fpOptions() fingerprint.Options {
-	return fingerprint.Options{IncludeHidden: e.def.IncludeHidden, Ignore: e.def.Ignore, Exclude: e.cfg.Exclude}
+	return fingerprint.Options{IncludeHidden: e.def.IncludeHidden, Ignore: e.def.Ignore, Exclude: e.cfg.Exclude, NonRecursive: !e.def.Recursive}
 }
 
 // Run drives the watcher until ctx ends.
@@ -274,7 +274,7 @@ func (e *Engine) loadBaseline() *fingerprint.Tree {
 }
 
 func sameOptions(a, b fingerprint.Options) bool {
-	return a.IncludeHidden == b.IncludeHidden &&
+	return a.IncludeHidden == b.IncludeHidden && a.NonRecursive == b.NonRecursive &&
 		strings.Join(a.Ignore, "\x00") == strings.Join(b.Ignore, "\x00") &&
 		strings.Join(a.Exclude, "\x00") == strings.Join(b.Exclude, "\x00")
 }

@@ -112,8 +112,11 @@ type harness struct {
 	run  *testutil.Runner
 	eng  *watchers.Engine
 
+	stop func() // ends the engine and waits for it (safe to call twice)
+
 	mu     sync.Mutex
 	src    *tap
+	nsrc   int // event sources opened so far
 	st     watchers.State
 	phases []watchers.Phase
 	nbar   int
@@ -131,6 +134,14 @@ func testDef(root string) *watchers.Definition {
 // for its baseline.
 func startEngine(t *testing.T, root string, edit func(*watchers.Definition)) *harness {
 	t.Helper()
+	return startEngineIn(t, root, t.TempDir(), edit)
+}
+
+// startEngineIn starts an engine that keeps its state (baseline included)
+// in stateDir, so a second engine on the same stateDir stands for the
+// daemon started again.
+func startEngineIn(t *testing.T, root, stateDir string, edit func(*watchers.Definition)) *harness {
+	t.Helper()
 	def := testDef(root)
 	if edit != nil {
 		edit(def)
@@ -139,7 +150,7 @@ func startEngine(t *testing.T, root string, edit func(*watchers.Definition)) *ha
 	runs := 0
 	h.eng = watchers.NewEngine(watchers.EngineConfig{
 		Def:      def,
-		StateDir: t.TempDir(),
+		StateDir: stateDir,
 		Clock:    h.clk,
 		Runner:   h.run,
 		NewSource: func(ctx context.Context, o events.Options) (events.Source, error) {
@@ -150,6 +161,7 @@ func startEngine(t *testing.T, root string, edit func(*watchers.Definition)) *ha
 			tp := newTap(real)
 			h.mu.Lock()
 			h.src = tp
+			h.nsrc++
 			h.mu.Unlock()
 			return tp, nil
 		},
@@ -164,7 +176,8 @@ func startEngine(t *testing.T, root string, edit func(*watchers.Definition)) *ha
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); h.eng.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	h.stop = sync.OnceFunc(func() { cancel(); <-done })
+	t.Cleanup(h.stop)
 	h.waitPhase(watchers.PhaseIdle)
 	return h
 }
@@ -185,6 +198,12 @@ func (h *harness) tap() *tap {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.src
+}
+
+func (h *harness) sources() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.nsrc
 }
 
 func (h *harness) waitPhase(p watchers.Phase) {
