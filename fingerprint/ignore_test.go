@@ -142,7 +142,8 @@ func TestValidatePattern(t *testing.T) {
 	for _, c := range []struct {
 		p  string
 		ok bool
-	}{{"*.log", true}, {"dir/", true}, {"/a/**/b", true}, {"!x", true}, {"[abc].txt", true}, {"[unclosed", false}, {"a/[b", false}} {
+	}{{"*.log", true}, {"dir/", true}, {"/a/**/b", true}, {"!x", true}, {"[abc].txt", true}, {"[unclosed", false}, {"a/[b", false},
+		{"[!a]", true}, {"[]a]", true}, {"[[:alpha:]]", true}, {"[[:nope:]]", false}, {`a\`, false}, {`a\\`, true}, {"# [comment", true}} {
 		if err := ValidatePattern(c.p); (err == nil) != c.ok {
 			t.Errorf("ValidatePattern(%q) = %v, want ok=%v", c.p, err, c.ok)
 		}
