@@ -2,7 +2,9 @@ package fingerprint
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -27,6 +29,21 @@ type matcher struct {
 	patterns      []pattern
 	tendIgnore    []string            // the raw lines of .tendignore, kept for Save
 	exclude       map[string]struct{} // clean relative paths
+	ignore        []string            // the raw lines of Options.Ignore
+}
+
+// sameRules reports whether two matchers leave out the same entries
+// because they were made from the same rules.
+func (m *matcher) sameRules(o *matcher) bool {
+	if m == o {
+		return true
+	}
+	if m == nil || o == nil {
+		return false
+	}
+	return m.includeHidden == o.includeHidden && m.nonRecursive == o.nonRecursive &&
+		slices.Equal(m.ignore, o.ignore) && slices.Equal(m.tendIgnore, o.tendIgnore) &&
+		maps.Equal(m.exclude, o.exclude)
 }
 
 // ValidatePattern reports whether a gitignore-syntax pattern is well
@@ -155,7 +172,7 @@ func compilePatterns(lines []string) []pattern {
 
 // newMatcher compiles the options and the lines of a .tendignore file.
 func newMatcher(root string, opts Options, tendIgnore []string) (*matcher, error) {
-	m := &matcher{includeHidden: opts.IncludeHidden, nonRecursive: opts.NonRecursive, tendIgnore: tendIgnore}
+	m := &matcher{includeHidden: opts.IncludeHidden, nonRecursive: opts.NonRecursive, tendIgnore: tendIgnore, ignore: slices.Clone(opts.Ignore)}
 	for _, l := range opts.Ignore {
 		if err := ValidatePattern(l); err != nil {
 			return nil, err

@@ -20,13 +20,15 @@ func NewMatcher(root string, opts Options) *Matcher {
 }
 
 // Ignored reports whether rel (slash-separated, relative to the root) is
-// left out by the rules.
+// left out by the rules. The .tendignore file itself never is, even when
+// hidden or matched by a pattern: a change to it changes the rules, and
+// whoever watches the folder must hear of it.
 func (mt *Matcher) Ignored(rel string, isDir bool) bool {
 	rel, ok := cleanRel(rel)
 	if !ok {
 		return true
 	}
-	if rel == "" || mt.m == nil {
+	if rel == "" || mt.m == nil || rel == TendIgnoreFile {
 		return false
 	}
 	return mt.m.ignoredPath(rel, isDir)

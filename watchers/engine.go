@@ -362,6 +362,9 @@ func (e *Engine) onNotice(n events.Notice) {
 		}
 		e.log.Warn("watch problem", "err", n.Err)
 	}
+	if e.rulesFileChanged(n.Paths) {
+		e.reloadRules()
+	}
 	if n.Rescan {
 		e.rescan = true
 		e.dirty = map[string]struct{}{}
