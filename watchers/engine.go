@@ -267,16 +267,13 @@ func (e *Engine) loadBaseline() *fingerprint.Tree {
 	if err != nil {
 		return nil
 	}
-	if t.Root() != e.def.Path || !sameOptions(t.Options(), e.fpOptions()) {
+	// A baseline taken under other options (ignore list, hidden,
+	// recursive, nested watchers) is kept: Diff leaves out what either
+	// set of rules ignores, and what changed meanwhile is still news.
+	if t.Root() != e.def.Path {
 		return nil
 	}
 	return t
-}
-
-func sameOptions(a, b fingerprint.Options) bool {
-	return a.IncludeHidden == b.IncludeHidden && a.NonRecursive == b.NonRecursive &&
-		strings.Join(a.Ignore, "\x00") == strings.Join(b.Ignore, "\x00") &&
-		strings.Join(a.Exclude, "\x00") == strings.Join(b.Exclude, "\x00")
 }
 
 func (e *Engine) saveBaseline() {

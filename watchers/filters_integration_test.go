@@ -170,3 +170,38 @@ func TestEngineTendignoreUnignoresLive(t *testing.T) {
 	}
 	h.quiet()
 }
+
+// Changing a watcher's rules (here its ignore list, as `tend edit` does)
+// keeps what changed before the edit as news, and only that: the old
+// baseline is compared under both the old and the new rules.
+func TestEngineRulesEditedKeepsChanges(t *testing.T) {
+	t.Parallel()
+	root, state := t.TempDir(), t.TempDir()
+	testutil.Write(t, root, "a.txt", "a")
+	testutil.Write(t, root, "x.log", "x")
+	testutil.Write(t, root, "sub/deep.txt", "d")
+	testutil.Write(t, root, ".hidden", "h")
+	h := startEngineIn(t, root, state, nonRecursive)
+	h.stop()
+
+	testutil.Write(t, root, "a.txt", "version two")
+	testutil.Write(t, root, "x.log", "version two")
+	testutil.Write(t, root, "y.log", "y")
+	testutil.Write(t, root, "sub/deep.txt", "version two")
+	edit := func(d *watchers.Definition) {
+		d.Recursive = true
+		d.IncludeHidden = true
+		d.Ignore = []string{"*.log"}
+	}
+	h2 := startEngineIn(t, root, state, edit)
+	p := h2.fireStartup()
+	if want := (fingerprint.Changes{Modified: []string{"a.txt"}}); !testutil.Equal(p.Changes, want) {
+		t.Fatalf("after the edit the start-up run lists %+v\nwant %+v", testutil.Norm(p.Changes), want)
+	}
+	testutil.Write(t, root, "sub/deep.txt", "version three")
+	h2.waitSeen("sub/deep.txt")
+	if p := h2.fire(); !testutil.Equal(p.Changes, fingerprint.Changes{Modified: []string{"sub/deep.txt"}}) {
+		t.Fatalf("after the edit a change in a subfolder gives %+v", testutil.Norm(p.Changes))
+	}
+	h2.quiet()
+}
