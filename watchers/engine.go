@@ -207,8 +207,14 @@ func (e *Engine) start(ctx context.Context, fresh bool) {
 		return
 	}
 	e.baseline = old
-	e.setPhase(PhaseIdle, "")
 	ch := fingerprint.Diff(e.baseline, e.live)
+	if ch.Empty() && old.RootHash() != tree.RootHash() {
+		// Only the rules changed (Diff leaves out what either set
+		// ignores): the folder as the new rules see it is the baseline.
+		e.baseline = tree
+		e.saveBaseline()
+	}
+	e.setPhase(PhaseIdle, "")
 	if kept := e.dismissFiltered(allPaths(ch)); len(kept) > 0 {
 		e.log.Info("changes pending or made while the watcher was not running", "count", len(kept))
 		e.notePending()
