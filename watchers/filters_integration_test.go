@@ -205,3 +205,94 @@ func TestEngineRulesEditedKeepsChanges(t *testing.T) {
 	}
 	h2.quiet()
 }
+
+// othersChanged stands for people changing the folder during a pass: the
+// paths are folded in at settle time (as a run's own would be, so the test
+// does not race their events) and none is explained by the run.
+type othersChanged []string
+
+func (o othersChanged) Touched() []string                               { return o }
+func (o othersChanged) Unexplained(_ string, changed []string) []string { return changed }
+
+// fireRun moves the clock until one more run has finished and the engine
+// is idle, and returns that run's passes.
+func (h *harness) fireRun() []watchers.PassRequest {
+	h.t.Helper()
+	finished, before := h.run.Finished(""), len(h.run.Passes(""))
+	testutil.WaitFor(h.t, "a run", func() bool {
+		if h.run.Finished("") > finished && h.phase() == watchers.PhaseIdle {
+			return true
+		}
+		h.clk.Advance(time.Second)
+		return false
+	}, func() string { return fmt.Sprintf("(phase %s) %s", h.phase(), h.run.Describe()) })
+	return h.run.Passes("")[before:]
+}
+
+// The include/exclude filters narrow the start-up diff, live changes and
+// the follow-up passes of a run alike.
+func TestEngineIncludeExcludeSameEverywhere(t *testing.T) {
+	t.Parallel()
+	root, state := t.TempDir(), t.TempDir()
+	filters := func(d *watchers.Definition) { d.Exclude = []string{"*.tmp", "scratch"} }
+	testutil.Write(t, root, "keep.txt", "k")
+	h := startEngineIn(t, root, state, filters)
+	h.stop()
+
+	testutil.Write(t, root, "a.txt", "a")
+	testutil.Write(t, root, "b.tmp", "b")
+	testutil.Write(t, root, "scratch/x.txt", "x")
+	h2 := startEngineIn(t, root, state, filters)
+	if p := h2.fireStartup(); !testutil.Equal(p.Changes, fingerprint.Changes{Added: []string{"a.txt"}}) {
+		t.Errorf("start-up run lists %+v, want only a.txt", testutil.Norm(p.Changes))
+	}
+
+	testutil.Write(t, root, "c.txt", "c")
+	testutil.Write(t, root, "d.tmp", "d")
+	testutil.Write(t, root, "scratch/y.txt", "y")
+	h2.waitSeen("c.txt", "d.tmp", "scratch/y.txt")
+	if ps := h2.fireRun(); len(ps) != 1 || !testutil.Equal(ps[0].Changes, fingerprint.Changes{Added: []string{"c.txt"}}) {
+		t.Errorf("live run has passes %s, want one listing only c.txt", h2.run.Describe())
+	}
+
+	// During pass 1 others add e.txt and files the filters leave out:
+	// pass 2 lists e.txt alone.
+	h2.setPassHook(func(req watchers.PassRequest) watchers.Explainer {
+		if req.Pass != 1 {
+			return nil
+		}
+		testutil.Write(t, root, "e.txt", "e")
+		testutil.Write(t, root, "f.tmp", "f")
+		testutil.Write(t, root, "scratch/z.txt", "z")
+		return othersChanged{"e.txt", "f.tmp", "scratch/z.txt"}
+	})
+	testutil.Write(t, root, "g.txt", "g")
+	h2.waitSeen("g.txt")
+	ps := h2.fireRun()
+	if len(ps) != 2 || !testutil.Equal(ps[0].Changes, fingerprint.Changes{Added: []string{"g.txt"}}) ||
+		!testutil.Equal(ps[1].Changes, fingerprint.Changes{Added: []string{"e.txt"}}) {
+		t.Errorf("run with changes by others: %s; want pass 1 with g.txt and pass 2 with e.txt alone", h2.run.Describe())
+	}
+
+	// Others change only filtered-out files: no second pass.
+	h2.setPassHook(func(req watchers.PassRequest) watchers.Explainer {
+		if req.Pass != 1 {
+			return nil
+		}
+		testutil.Write(t, root, "h.tmp", "h")
+		testutil.Write(t, root, "scratch/w.txt", "w")
+		return othersChanged{"h.tmp", "scratch/w.txt"}
+	})
+	testutil.Write(t, root, "i.txt", "i")
+	h2.waitSeen("i.txt")
+	if ps := h2.fireRun(); len(ps) != 1 {
+		t.Errorf("changes only to filtered-out files gave a second pass: %s", h2.run.Describe())
+	}
+	// Nothing is left over: a new file is dispatched alone.
+	h2.setPassHook(nil)
+	testutil.Write(t, root, "zz-last.txt", "z")
+	h2.waitSeen("zz-last.txt")
+	if ps := h2.fireRun(); len(ps) != 1 || !testutil.Equal(ps[0].Changes, fingerprint.Changes{Added: []string{"zz-last.txt"}}) {
+		t.Errorf("left-over changes: %s", h2.run.Describe())
+	}
+}
