@@ -90,3 +90,71 @@ func TestMatcherReportsTendignore(t *testing.T) {
 		}
 	}
 }
+
+// Rebase gives a baseline under the new rules with the same news as the
+// rule-aware Diff, after which changes to what the new rules let in are
+// news like any other.
+func TestRebaseUnderNewRules(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a.txt", "keep.txt", "gone.txt", "x.log", "build/o.bin", "d/in.txt", "d/in.log", "sub/s.txt")
+	before := build(t, root, Options{Ignore: []string{"*.log"}})
+
+	if err := os.WriteFile(filepath.Join(root, TendIgnoreFile), []byte("build/\n!*.log\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	touch(t, root, "a.txt", 3)
+	if err := os.Remove(filepath.Join(root, "gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "d")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "new.txt", "fresh/f.txt", "fresh/f.log")
+	after := build(t, root, Options{Ignore: []string{"*.log"}})
+
+	want := Diff(before, after) // rule-aware
+	if !sameChanges(want, Changes{
+		Added:    []string{"fresh", "fresh/f.txt", "new.txt"},
+		Removed:  []string{"d", "d/in.txt", "gone.txt"},
+		Modified: []string{"a.txt"},
+	}) {
+		t.Fatalf("rule-aware diff: %+v", want)
+	}
+	rb := before.Rebase(after)
+	got := Diff(rb, after)
+	// A folder new under both rules is news whole, even the file the old
+	// rules left out.
+	want.Added = append(want.Added, "fresh/f.log")
+	if !sameChanges(got, Changes{Added: []string{"fresh", "fresh/f.log", "fresh/f.txt", "new.txt"}, Removed: want.Removed, Modified: want.Modified}) {
+		t.Errorf("diff from the rebased baseline: %+v", got)
+	}
+	if !rb.match.sameRules(after.match) {
+		t.Error("the rebased baseline does not carry the new rules")
+	}
+	if f, d := countNodes(&rb.top); f != rb.files || d != rb.dirs {
+		t.Errorf("rebased counts %d/%d, its nodes %d/%d", rb.files, rb.dirs, f, d)
+	}
+	// x.log, let in by the new rules, is in the baseline: a change to it
+	// is a modification.
+	touch(t, root, "x.log", 8)
+	later := build(t, root, Options{Ignore: []string{"*.log"}})
+	if ch := Diff(rb, later); !slices.Contains(ch.Modified, "x.log") {
+		t.Errorf("after the rebase a change to x.log gives %+v", ch)
+	}
+	if rb2 := rb.Rebase(later); rb2 != rb {
+		t.Error("Rebase under the same rules made a new tree")
+	}
+	// Back to the old rules: what they ignore again goes, without a
+	// removal.
+	back := before.Rebase(before)
+	if back != before {
+		t.Error("Rebase of a tree onto itself made a new tree")
+	}
+	if err := os.Remove(filepath.Join(root, TendIgnoreFile)); err != nil {
+		t.Fatal(err)
+	}
+	plain := build(t, root, Options{Ignore: []string{"*.log"}})
+	if ch := Diff(rb.Rebase(plain), plain); !sameChanges(ch, Changes{Added: []string{"fresh", "fresh/f.txt", "new.txt"}, Removed: []string{"d", "d/in.txt", "gone.txt"}, Modified: []string{"a.txt"}}) {
+		t.Errorf("rebased back to the old rules: %+v", ch)
+	}
+}

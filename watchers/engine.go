@@ -207,13 +207,8 @@ func (e *Engine) start(ctx context.Context, fresh bool) {
 		return
 	}
 	e.baseline = old
+	e.rebase()
 	ch := fingerprint.Diff(e.baseline, e.live)
-	if ch.Empty() && old.RootHash() != tree.RootHash() {
-		// Only the rules changed (Diff leaves out what either set
-		// ignores): the folder as the new rules see it is the baseline.
-		e.baseline = tree
-		e.saveBaseline()
-	}
 	e.setPhase(PhaseIdle, "")
 	if kept := e.dismissFiltered(allPaths(ch)); len(kept) > 0 {
 		e.log.Info("changes pending or made while the watcher was not running", "count", len(kept))
@@ -434,6 +429,7 @@ func (e *Engine) refresh(ctx context.Context) error {
 			// there now is where it starts.
 			e.baseline = t
 		}
+		e.rebase()
 		return nil
 	}
 	paths := make([]string, 0, len(e.dirty))
@@ -450,6 +446,7 @@ func (e *Engine) refresh(ctx context.Context) error {
 		return e.refresh(ctx)
 	}
 	e.live = t
+	e.rebase()
 	return nil
 }
 

@@ -37,3 +37,24 @@ func (e *Engine) reloadRules() {
 	e.rescan = true
 	e.dirty = map[string]struct{}{}
 }
+
+// rebase re-expresses the baseline, and the trees of a run in progress,
+// under the live tree's rules once these changed: what changed where both
+// the old and the new rules look stays pending, what the new rules ignore
+// leaves it, and what they let in is taken as it is (it was there
+// already). With unchanged rules it does nothing.
+func (e *Engine) rebase() {
+	if e.baseline == nil || e.live == nil {
+		return
+	}
+	b := e.baseline.Rebase(e.live)
+	if b == e.baseline {
+		return
+	}
+	e.baseline = b
+	if r := e.run; r != nil {
+		r.handled = r.handled.Rebase(e.live)
+		r.effects = r.effects.Rebase(e.live)
+	}
+	e.saveBaseline()
+}
