@@ -171,4 +171,8 @@ func TestMatcherAgreesWithTree(t *testing.T) {
 	if !bad.Ignored("Projects/x", false) || !bad.Ignored(".git", true) || bad.Ignored("ok.txt", false) {
 		t.Error("a matcher with a malformed pattern lost its exclusions or built-in rules")
 	}
+	badFlat := NewMatcher(root, Options{Ignore: []string{"[bad"}, NonRecursive: true})
+	if !badFlat.Ignored("sub/x", false) || !badFlat.Ignored("a.tmp", false) {
+		t.Error("a matcher with a malformed pattern lost .tendignore or the non-recursive setting")
+	}
 }

@@ -5,16 +5,17 @@ package fingerprint
 type Matcher struct{ m *matcher }
 
 // NewMatcher compiles the rules of opts and the folder's .tendignore. When
-// the patterns cannot be read or parsed (Build reports why), the built-in
-// rules, hidden entries and exclusions still apply.
+// the watcher's own patterns cannot be parsed (Build reports why), the
+// built-in rules, hidden entries, .tendignore, exclusions and the
+// recursive setting still apply.
 func NewMatcher(root string, opts Options) *Matcher {
 	lines, _ := readTendIgnore(root)
 	m, err := newMatcher(root, opts, lines)
-	if err != nil {
-		m, err = newMatcher(root, Options{IncludeHidden: opts.IncludeHidden, Exclude: opts.Exclude}, nil)
+	if err != nil { // a malformed Options.Ignore pattern
+		m, err = newMatcher(root, Options{IncludeHidden: opts.IncludeHidden, Exclude: opts.Exclude, NonRecursive: opts.NonRecursive}, lines)
 	}
-	if err != nil {
-		m, _ = newMatcher(root, Options{IncludeHidden: opts.IncludeHidden}, nil)
+	if err != nil { // an exclusion that leaves the folder
+		m, _ = newMatcher(root, Options{IncludeHidden: opts.IncludeHidden, NonRecursive: opts.NonRecursive}, lines)
 	}
 	return &Matcher{m}
 }
