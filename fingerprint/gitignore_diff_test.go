@@ -73,7 +73,7 @@ func gitIgnored(t *testing.T, root, home string) map[string]bool {
 
 // Name pieces for random trees: plain names, names with the characters
 // patterns treat specially, and a trailing space.
-var diffNames = []string{"a", "b", "ab", "ba", "abc", "x.log", "a.txt", "!", "!a", "#c", "[a]", "a*", "b?", "c d", "d ", `\e`, "-", "]", ".h", "A", "1", "a-b", "**"}
+var diffNames = []string{"a", "b", "ab", "ba", "abc", "x.log", "a.txt", "!", "!a", "#c", "[a]", "a*", "b?", "c d", "d ", `\e`, "-", "]", ".h", "A", "1", "a-b", "**", "l"}
 
 // diffAtoms are pieces of a pattern segment besides the names.
 var diffAtoms = []string{"*", "*", "?", "**", "[ab]", "[!a]", "[^a]", "[a-c]", "[]a]", "[!]]", "[[:alpha:]]", "[[:digit:]x]", "[a-]", `[\!]`, `\*`, `\!`, `\[`, `\`, "[", "[!", "[[:nope:]]", "[[:alpha]", "[z-a]", ".", "-"}
@@ -186,7 +186,23 @@ func randPattern(r *rand.Rand, files []string) string {
 type gitCase struct {
 	what     string
 	files    []string
+	links    []string // symbolic links to their own folder: never folders to git nor to tend
 	patterns string
+}
+
+// randLink picks a place for a symbolic link named "l" in a folder of the
+// tree, or "" when that name is taken there.
+func randLink(r *rand.Rand, files []string) string {
+	dir := ""
+	if f := files[r.IntN(len(files))]; strings.Contains(f, "/") {
+		dir = f[:strings.LastIndexByte(f, '/')+1]
+	}
+	for _, f := range files {
+		if f == dir+"l" || strings.HasPrefix(f, dir+"l/") {
+			return ""
+		}
+	}
+	return dir + "l"
 }
 
 func TestIgnoreMatchesGit(t *testing.T) {
@@ -199,11 +215,17 @@ func TestIgnoreMatchesGit(t *testing.T) {
 		s := seed + uint64(i)
 		r := rand.New(rand.NewPCG(s, 0x7e4d))
 		files := randTree(r)
+		var links []string
+		if r.IntN(3) == 0 {
+			if l := randLink(r, files); l != "" {
+				links = append(links, l)
+			}
+		}
 		var lines []string
 		for range 1 + r.IntN(5) {
-			lines = append(lines, randPattern(r, files))
+			lines = append(lines, randPattern(r, append(files, links...)))
 		}
-		cases = append(cases, gitCase{fmt.Sprintf("seed %d (rerun it alone with TEND_GITIGNORE_SEED=%d TEND_GITIGNORE_CASES=1)", s, s), files, strings.Join(lines, "\n") + "\n"})
+		cases = append(cases, gitCase{fmt.Sprintf("seed %d (rerun it alone with TEND_GITIGNORE_SEED=%d TEND_GITIGNORE_CASES=1)", s, s), files, links, strings.Join(lines, "\n") + "\n"})
 	}
 	compareWithGit(t, cases)
 }
@@ -243,8 +265,10 @@ func TestIgnoreMatchesGitKnownCases(t *testing.T) {
 		"**\n",              // everything
 		"x/*/c\n",           // one "*" is one folder
 		"**/b/\n!**/y/**\n", //
+		"l/\nx/l/\n",        // a link to a folder is no folder
+		"l\n",               // but matches as a name
 	} {
-		cases = append(cases, gitCase{fmt.Sprintf("patterns %q", c), files, c})
+		cases = append(cases, gitCase{fmt.Sprintf("patterns %q", c), files, []string{"x/l"}, c})
 	}
 	compareWithGit(t, cases)
 }
@@ -265,6 +289,11 @@ func compareWithGit(t *testing.T, cases []gitCase) {
 	for i, c := range cases {
 		root := filepath.Join(repo, fmt.Sprintf("c%04d", i))
 		write(t, root, c.files...)
+		for _, l := range c.links {
+			if err := os.Symlink(".", filepath.Join(root, filepath.FromSlash(l))); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for _, name := range []string{".gitignore", TendIgnoreFile} {
 			if err := os.WriteFile(filepath.Join(root, name), []byte(c.patterns), 0o644); err != nil {
 				t.Fatal(err)
@@ -276,7 +305,7 @@ func compareWithGit(t *testing.T, cases []gitCase) {
 	// proves little: the patterns must have reached git.
 	total, nIgnored := 0, 0
 	for i, c := range cases {
-		for _, f := range c.files {
+		for _, f := range append(c.files, c.links...) {
 			total++
 			if ignored[fmt.Sprintf("c%04d/%s", i, f)] {
 				nIgnored++
@@ -295,7 +324,7 @@ func compareWithGit(t *testing.T, cases []gitCase) {
 			t.Fatalf("%s: Build: %v", c.what, err)
 		}
 		var wrong []string
-		for _, f := range c.files {
+		for _, f := range append(c.files, c.links...) {
 			git := ignored[dir+"/"+f]
 			if _, inTree := tr.Lookup(f); inTree == git {
 				wrong = append(wrong, fmt.Sprintf("%q: git ignores it: %v, tend: %v", f, git, !inTree))
@@ -306,7 +335,7 @@ func compareWithGit(t *testing.T, cases []gitCase) {
 		}
 		if len(wrong) > 0 {
 			slices.Sort(wrong)
-			t.Errorf("%s: tend and git disagree\npatterns:\n%s\nfiles: %q\n%s", c.what, indent(c.patterns), c.files, strings.Join(wrong, "\n"))
+			t.Errorf("%s: tend and git disagree\npatterns:\n%s\nfiles: %q, links: %q\n%s", c.what, indent(c.patterns), c.files, c.links, strings.Join(wrong, "\n"))
 			if failed++; failed == 5 {
 				t.Fatal("stopping after 5 failing cases")
 			}
