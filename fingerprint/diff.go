@@ -22,6 +22,11 @@ func (c Changes) Len() int { return len(c.Added) + len(c.Removed) + len(c.Modifi
 // symlinks and other non-directories count as modified (size or mtime
 // changed); a directory's own mtime is not a change. An entry that changed
 // kind is removed and added. Subtrees with equal hashes are skipped.
+//
+// When the trees were built under different rules (a .tendignore written
+// or edited, other options), a path is listed only when neither tree's
+// rules leave it out: what the rules newly ignore is not "removed", and
+// what they newly let in was there already and is not "added".
 func Diff(old, new *Tree) Changes {
 	var c Changes
 	var o, n *node
@@ -40,10 +45,36 @@ func Diff(old, new *Tree) Changes {
 	default:
 		diffDir(o, n, "", &c)
 	}
+	if o != nil && n != nil && !old.match.sameRules(new.match) {
+		visible := func(p string, in *Tree) bool {
+			isDir := false
+			if e, ok := in.Lookup(p); ok {
+				isDir = e.Kind == KindDir
+			}
+			return !old.match.ignoredPath(p, isDir) && !new.match.ignoredPath(p, isDir)
+		}
+		c.Added = keep(c.Added, new, visible)
+		c.Removed = keep(c.Removed, old, visible)
+		c.Modified = keep(c.Modified, new, visible)
+	}
 	sort.Strings(c.Added)
 	sort.Strings(c.Removed)
 	sort.Strings(c.Modified)
 	return c
+}
+
+// keep filters paths in place.
+func keep(paths []string, in *Tree, ok func(string, *Tree) bool) []string {
+	out := paths[:0]
+	for _, p := range paths {
+		if ok(p, in) {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 func diffDir(o, n *node, rel string, c *Changes) {

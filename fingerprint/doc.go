@@ -9,7 +9,14 @@
 //
 // What is left out of a tree: hidden entries (unless Options.IncludeHidden),
 // .git, editor swap and temporary files, the watcher's gitignore-style
-// patterns, the patterns of a .tendignore file in the folder root, and the
-// excluded subtrees of nested watchers. Symbolic links are entries of their
-// own and are never followed.
+// patterns, the patterns of a .tendignore file in the folder root, the
+// excluded subtrees of nested watchers and, with Options.NonRecursive,
+// everything inside subfolders. Patterns mean exactly what they mean in a
+// .gitignore (wildmatch.go is a port of git's matcher, and a differential
+// test holds it to git). Symbolic links are entries of their own and are
+// never followed.
+//
+// A tree carries its rules. Diff between trees built under different
+// rules lists only what both sets of rules see, and Rebase re-expresses a
+// baseline under new rules, so a rule change is never news by itself.
 package fingerprint

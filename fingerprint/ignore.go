@@ -2,8 +2,9 @@ package fingerprint
 
 import (
 	"fmt"
-	"path"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -11,110 +12,175 @@ import (
 // folder root (gitignore syntax).
 const TendIgnoreFile = ".tendignore"
 
-// pattern is one compiled gitignore line.
+// pattern is one compiled gitignore line, kept the way git keeps it
+// (dir.c: parse_path_pattern) so that it matches what git matches.
 type pattern struct {
-	negate   bool
-	dirOnly  bool
-	anchored bool     // contains a slash: matched against the whole relative path
-	segs     []string // path segments (anchored) or the single name glob
+	negate  bool   // "!pattern": a match brings the entry back
+	dirOnly bool   // "pattern/": matches directories only
+	nodir   bool   // no slash: matched against the entry's name at any depth
+	text    string // without "!" and the trailing "/"
+	prefix  int    // length of the leading part without wildcards
 }
 
 // matcher holds every rule that decides whether an entry is left out.
 type matcher struct {
 	includeHidden bool
+	nonRecursive  bool // only the root's own entries
 	patterns      []pattern
 	tendIgnore    []string            // the raw lines of .tendignore, kept for Save
 	exclude       map[string]struct{} // clean relative paths
+	ignore        []string            // the raw lines of Options.Ignore
 }
 
-// ValidatePattern reports whether a gitignore-syntax pattern is well formed,
-// for checking a watcher's ignore list before it is stored.
+// sameRules reports whether two matchers leave out the same entries
+// because they were made from the same rules.
+func (m *matcher) sameRules(o *matcher) bool {
+	if m == o {
+		return true
+	}
+	if m == nil || o == nil {
+		return false
+	}
+	return m.includeHidden == o.includeHidden && m.nonRecursive == o.nonRecursive &&
+		slices.Equal(m.ignore, o.ignore) && slices.Equal(m.tendIgnore, o.tendIgnore) &&
+		maps.Equal(m.exclude, o.exclude)
+}
+
+// ValidatePattern reports whether a gitignore-syntax pattern is well
+// formed, for checking a watcher's ignore list before it is stored. Git
+// takes any line, but one whose "[" is never closed, that names an unknown
+// "[:class:]" or that ends in a lone "\" can never match anything: that is
+// a mistake worth telling the user about.
 func ValidatePattern(line string) error {
-	_, _, err := compileLine(line)
-	return err
+	p, ok := compileLine(line)
+	if !ok {
+		return nil
+	}
+	t := p.text
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '\\':
+			if i+1 >= len(t) {
+				return fmt.Errorf("ignore pattern %q ends in a lone \\ and never matches (write \\\\ for a backslash)", line)
+			}
+			i++
+		case '[':
+			end, _, r := matchClass(t, i, 'a')
+			if r != wmMatch {
+				return fmt.Errorf("ignore pattern %q is malformed and never matches (check its [ ] brackets, [:classes:] and \\ escapes)", line)
+			}
+			i = end
+		}
+	}
+	return nil
 }
 
-// compileLine parses one gitignore line; ok is false for blank lines and
-// comments.
-func compileLine(line string) (p pattern, ok bool, err error) {
-	line = strings.TrimRight(line, "\r")
-	if strings.HasPrefix(line, "#") {
-		return p, false, nil
+// compileLine parses one line as git does (dir.c: add_patterns_from_buffer
+// and parse_path_pattern); ok is false for blank lines and comments. Git
+// takes every line: a malformed one simply never matches.
+func compileLine(line string) (p pattern, ok bool) {
+	if i := strings.IndexByte(line, 0); i >= 0 {
+		line = line[:i] // git reads each line as a C string
 	}
-	if !strings.HasSuffix(line, "\\ ") {
-		line = strings.TrimRight(line, " \t")
+	line = strings.TrimSuffix(line, "\r")
+	if line == "" || line[0] == '#' {
+		return p, false
 	}
-	if line == "" {
-		return p, false, nil
-	}
-	if line[0] == '!' {
+	line = trimTrailingSpaces(line)
+	if line != "" && line[0] == '!' {
 		p.negate = true
-		line = line[1:]
-	} else if strings.HasPrefix(line, "\\!") || strings.HasPrefix(line, "\\#") {
 		line = line[1:]
 	}
 	if strings.HasSuffix(line, "/") {
 		p.dirOnly = true
-		line = strings.TrimRight(line, "/")
+		line = line[:len(line)-1]
 	}
 	if line == "" {
-		return p, false, nil
+		return p, false // matches nothing
 	}
-	if strings.Contains(line, "/") {
-		p.anchored = true
-		line = strings.TrimLeft(line, "/")
-		for _, s := range strings.Split(line, "/") {
-			if s == "" {
-				continue
-			}
-			p.segs = append(p.segs, s)
-		}
-		if len(p.segs) == 0 {
-			return p, false, nil
-		}
-	} else {
-		p.segs = []string{line}
-	}
-	for _, s := range p.segs {
-		if s == "**" {
-			continue
-		}
-		if _, err := path.Match(s, ""); err != nil {
-			return p, false, fmt.Errorf("ignore pattern %q is malformed (check its [ ] brackets and \\ escapes)", line)
+	p.nodir = !strings.Contains(line, "/")
+	p.text = line
+	p.prefix = len(line)
+	for i := 0; i < len(line); i++ {
+		if isGlobSpecial(line[i]) {
+			p.prefix = i
+			break
 		}
 	}
-	return p, true, nil
+	return p, true
 }
 
-func compilePatterns(lines []string, source string) ([]pattern, error) {
-	var out []pattern
-	for i, l := range lines {
-		p, ok, err := compileLine(l)
-		if err != nil {
-			if source != "" {
-				return nil, fmt.Errorf("%s line %d: %w", source, i+1, err)
+// trimTrailingSpaces drops trailing spaces (not tabs) unless the first of
+// them is escaped with a backslash, like git's trim_trailing_spaces.
+func trimTrailingSpaces(s string) string {
+	lastSpace := -1
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ':
+			if lastSpace < 0 {
+				lastSpace = i
 			}
-			return nil, err
+		case '\\':
+			i++
+			if i >= len(s) {
+				return s
+			}
+			fallthrough
+		default:
+			lastSpace = -1
 		}
-		if ok {
+	}
+	if lastSpace >= 0 {
+		return s[:lastSpace]
+	}
+	return s
+}
+
+// match reports whether the pattern matches the entry at rel (its name is
+// the last segment), as git's match_basename and match_pathname do.
+func (p *pattern) match(rel, name string) bool {
+	if p.nodir {
+		return wildmatch(p.text, name, false)
+	}
+	pat, prefix := p.text, p.prefix
+	if pat[0] == '/' {
+		pat, prefix = pat[1:], prefix-1
+	}
+	if prefix > 0 {
+		if prefix > len(rel) || pat[:prefix] != rel[:prefix] {
+			return false
+		}
+		pat, rel = pat[prefix:], rel[prefix:]
+		if pat == "" && rel == "" {
+			return true
+		}
+	}
+	// The rest is matched on its own: git starts its wildmatch after the
+	// literal prefix, which matters for "**" right after it.
+	return wildmatch(pat, rel, true)
+}
+
+func compilePatterns(lines []string) []pattern {
+	var out []pattern
+	for _, l := range lines {
+		if p, ok := compileLine(l); ok {
 			out = append(out, p)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // newMatcher compiles the options and the lines of a .tendignore file.
 func newMatcher(root string, opts Options, tendIgnore []string) (*matcher, error) {
-	m := &matcher{includeHidden: opts.IncludeHidden, tendIgnore: tendIgnore}
-	ps, err := compilePatterns(opts.Ignore, "")
-	if err != nil {
-		return nil, err
+	m := &matcher{includeHidden: opts.IncludeHidden, nonRecursive: opts.NonRecursive, tendIgnore: tendIgnore, ignore: slices.Clone(opts.Ignore)}
+	for _, l := range opts.Ignore {
+		if err := ValidatePattern(l); err != nil {
+			return nil, err
+		}
 	}
-	ts, err := compilePatterns(tendIgnore, filepath.Join(root, TendIgnoreFile))
-	if err != nil {
-		return nil, err
-	}
-	m.patterns = append(ps, ts...)
+	// .tendignore is read the way git reads a .gitignore: a line that
+	// cannot match is no error, it just matches nothing.
+	m.patterns = append(compilePatterns(opts.Ignore), compilePatterns(tendIgnore)...)
 	for _, ex := range opts.Exclude {
 		if filepath.IsAbs(ex) {
 			r, err := filepath.Rel(root, ex)
@@ -165,28 +231,25 @@ func (m *matcher) skipEntry(rel, name string, isDir bool) bool {
 			return true
 		}
 	}
-	ignored := false
-	for i := range m.patterns {
+	// The last pattern that matches decides, as in git.
+	for i := len(m.patterns) - 1; i >= 0; i-- {
 		p := &m.patterns[i]
-		if p.negate != ignored || (p.dirOnly && !isDir) {
-			continue // cannot change the outcome
+		if p.dirOnly && !isDir {
+			continue
 		}
-		var hit bool
-		if p.anchored {
-			hit = matchSegs(p.segs, rel)
-		} else {
-			hit, _ = path.Match(p.segs[0], name)
-		}
-		if hit {
-			ignored = !p.negate
+		if p.match(rel, name) {
+			return !p.negate
 		}
 	}
-	return ignored
+	return false
 }
 
 // ignoredPath applies every rule to a path and its parent directories, the
 // way a walk does.
 func (m *matcher) ignoredPath(rel string, isDir bool) bool {
+	if m.nonRecursive && strings.Contains(rel, "/") {
+		return true
+	}
 	for i := 0; ; {
 		j := strings.IndexByte(rel[i:], '/')
 		last := j < 0
@@ -203,38 +266,6 @@ func (m *matcher) ignoredPath(rel string, isDir bool) bool {
 		}
 		i = end + 1
 	}
-}
-
-// matchSegs matches slash-separated path rel against pattern segments, where
-// "**" stands for any number of segments (at least one when it ends the
-// pattern).
-func matchSegs(segs []string, rel string) bool {
-	if len(segs) == 0 {
-		return rel == ""
-	}
-	if segs[0] == "**" {
-		if len(segs) == 1 {
-			return rel != ""
-		}
-		for r := rel; ; {
-			if matchSegs(segs[1:], r) {
-				return true
-			}
-			i := strings.IndexByte(r, '/')
-			if i < 0 {
-				return false
-			}
-			r = r[i+1:]
-		}
-	}
-	if rel == "" {
-		return false
-	}
-	seg, rest, _ := strings.Cut(rel, "/")
-	if ok, _ := path.Match(segs[0], seg); !ok {
-		return false
-	}
-	return matchSegs(segs[1:], rest)
 }
 
 // Ignored reports whether the tree leaves out a relative path, by the same

@@ -142,7 +142,8 @@ func TestValidatePattern(t *testing.T) {
 	for _, c := range []struct {
 		p  string
 		ok bool
-	}{{"*.log", true}, {"dir/", true}, {"/a/**/b", true}, {"!x", true}, {"[abc].txt", true}, {"[unclosed", false}, {"a/[b", false}} {
+	}{{"*.log", true}, {"dir/", true}, {"/a/**/b", true}, {"!x", true}, {"[abc].txt", true}, {"[unclosed", false}, {"a/[b", false},
+		{"[!a]", true}, {"[]a]", true}, {"[[:alpha:]]", true}, {"[[:nope:]]", false}, {`a\`, false}, {`a\\`, true}, {"# [comment", true}} {
 		if err := ValidatePattern(c.p); (err == nil) != c.ok {
 			t.Errorf("ValidatePattern(%q) = %v, want ok=%v", c.p, err, c.ok)
 		}
@@ -169,5 +170,9 @@ func TestMatcherAgreesWithTree(t *testing.T) {
 	bad := NewMatcher(root, Options{Ignore: []string{"[bad"}, Exclude: []string{"Projects"}})
 	if !bad.Ignored("Projects/x", false) || !bad.Ignored(".git", true) || bad.Ignored("ok.txt", false) {
 		t.Error("a matcher with a malformed pattern lost its exclusions or built-in rules")
+	}
+	badFlat := NewMatcher(root, Options{Ignore: []string{"[bad"}, NonRecursive: true})
+	if !badFlat.Ignored("sub/x", false) || !badFlat.Ignored("a.tmp", false) {
+		t.Error("a matcher with a malformed pattern lost .tendignore or the non-recursive setting")
 	}
 }

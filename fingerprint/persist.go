@@ -34,6 +34,9 @@ func (t *Tree) Save(path string) error {
 	if t.match.tendIgnore != nil {
 		flags |= 2
 	}
+	if t.opts.NonRecursive {
+		flags |= 4
+	}
 	b = append(b, flags)
 	b = appendStrings(b, t.opts.Ignore)
 	b = appendStrings(b, t.opts.Exclude)
@@ -151,6 +154,7 @@ func decode(b []byte) (*Tree, error) {
 	t := &Tree{root: d.str()}
 	flags := d.byte()
 	t.opts.IncludeHidden = flags&1 != 0
+	t.opts.NonRecursive = flags&4 != 0
 	t.opts.Ignore = d.strs()
 	t.opts.Exclude = d.strs()
 	tendIgnore := d.strs()

@@ -70,6 +70,10 @@ type Options struct {
 	IncludeHidden bool     // hidden entries (name starting with '.') are skipped unless true
 	Ignore        []string // gitignore-syntax patterns
 	Exclude       []string // relative subtrees to skip entirely (nested watchers)
+	// NonRecursive keeps only the root's own entries: a subfolder is an
+	// entry (always empty), its contents are never read. This is what a
+	// watch without --recursive hears about, so a start-up diff matches it.
+	NonRecursive bool
 
 	// openDirHook, when set (tests only), is called before a directory is
 	// read; an error it returns is treated as the error of reading it.

@@ -282,6 +282,15 @@ func (w *walker) readJob(job dirJob, isTop bool, subs []dirJob) []dirJob {
 	if len(kids) > 0 {
 		job.n.kids = &dirKids{list: kids}
 	}
+	if w.m.nonRecursive {
+		for i := range kids {
+			if kids[i].kind == KindDir {
+				kids[i].hash = dirHash(nil) // recorded, never read
+			}
+		}
+		unix.Close(fd)
+		return subs
+	}
 	ndirs := 0
 	for i := range kids {
 		if kids[i].kind == KindDir {
@@ -313,6 +322,9 @@ func (w *walker) readJob(job dirJob, isTop bool, subs []dirJob) []dirJob {
 // readDir lists and lstats the entries of the open directory fd, leaving out
 // ignored ones, sorted by name. Directory children have no hash yet.
 func (w *walker) readDir(fd int, rel string) ([]node, error) {
+	if w.m.nonRecursive && rel != "" {
+		return nil, nil // a subfolder's contents are not part of the tree
+	}
 	bp := bufPool.Get().(*[]byte)
 	np := namePool.Get().(*[]byte)
 	names, err := readNames(fd, *bp, (*np)[:0])

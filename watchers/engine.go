@@ -116,7 +116,7 @@ func NewEngine(cfg EngineConfig) *Engine {
 }
 
 func (e *Engine) fpOptions() fingerprint.Options {
-	return fingerprint.Options{IncludeHidden: e.def.IncludeHidden, Ignore: e.def.Ignore, Exclude: e.cfg.Exclude}
+	return fingerprint.Options{IncludeHidden: e.def.IncludeHidden, Ignore: e.def.Ignore, Exclude: e.cfg.Exclude, NonRecursive: !e.def.Recursive}
 }
 
 // Run drives the watcher until ctx ends.
@@ -207,8 +207,9 @@ func (e *Engine) start(ctx context.Context, fresh bool) {
 		return
 	}
 	e.baseline = old
-	e.setPhase(PhaseIdle, "")
+	e.rebase()
 	ch := fingerprint.Diff(e.baseline, e.live)
+	e.setPhase(PhaseIdle, "")
 	if kept := e.dismissFiltered(allPaths(ch)); len(kept) > 0 {
 		e.log.Info("changes pending or made while the watcher was not running", "count", len(kept))
 		e.notePending()
@@ -267,16 +268,13 @@ func (e *Engine) loadBaseline() *fingerprint.Tree {
 	if err != nil {
 		return nil
 	}
-	if t.Root() != e.def.Path || !sameOptions(t.Options(), e.fpOptions()) {
+	// A baseline taken under other options (ignore list, hidden,
+	// recursive, nested watchers) is kept: Diff leaves out what either
+	// set of rules ignores, and what changed meanwhile is still news.
+	if t.Root() != e.def.Path {
 		return nil
 	}
 	return t
-}
-
-func sameOptions(a, b fingerprint.Options) bool {
-	return a.IncludeHidden == b.IncludeHidden &&
-		strings.Join(a.Ignore, "\x00") == strings.Join(b.Ignore, "\x00") &&
-		strings.Join(a.Exclude, "\x00") == strings.Join(b.Exclude, "\x00")
 }
 
 func (e *Engine) saveBaseline() {
@@ -362,6 +360,9 @@ func (e *Engine) onNotice(n events.Notice) {
 		}
 		e.log.Warn("watch problem", "err", n.Err)
 	}
+	if e.rulesFileChanged(n.Paths) {
+		e.reloadRules()
+	}
 	if n.Rescan {
 		e.rescan = true
 		e.dirty = map[string]struct{}{}
@@ -428,6 +429,7 @@ func (e *Engine) refresh(ctx context.Context) error {
 			// there now is where it starts.
 			e.baseline = t
 		}
+		e.rebase()
 		return nil
 	}
 	paths := make([]string, 0, len(e.dirty))
@@ -444,6 +446,7 @@ func (e *Engine) refresh(ctx context.Context) error {
 		return e.refresh(ctx)
 	}
 	e.live = t
+	e.rebase()
 	return nil
 }
 

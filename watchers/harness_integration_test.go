@@ -112,11 +112,15 @@ type harness struct {
 	run  *testutil.Runner
 	eng  *watchers.Engine
 
-	mu     sync.Mutex
-	src    *tap
-	st     watchers.State
-	phases []watchers.Phase
-	nbar   int
+	stop func() // ends the engine and waits for it (safe to call twice)
+
+	mu       sync.Mutex
+	src      *tap
+	nsrc     int                                           // event sources opened so far
+	passHook func(watchers.PassRequest) watchers.Explainer // runs after each pass is recorded
+	st       watchers.State
+	phases   []watchers.Phase
+	nbar     int
 }
 
 func testDef(root string) *watchers.Definition {
@@ -131,17 +135,32 @@ func testDef(root string) *watchers.Definition {
 // for its baseline.
 func startEngine(t *testing.T, root string, edit func(*watchers.Definition)) *harness {
 	t.Helper()
+	return startEngineIn(t, root, t.TempDir(), edit)
+}
+
+// startEngineIn starts an engine that keeps its state (baseline included)
+// in stateDir, so a second engine on the same stateDir stands for the
+// daemon started again.
+func startEngineIn(t *testing.T, root, stateDir string, edit func(*watchers.Definition)) *harness {
+	t.Helper()
 	def := testDef(root)
 	if edit != nil {
 		edit(def)
 	}
 	h := &harness{t: t, root: root, clk: clock.NewFake(time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)), run: &testutil.Runner{}}
+	// The include/exclude filters and other triggers, as the daemon
+	// builds them (nil for a plain folder watcher).
+	trig, err := watchers.BuildTriggers(def, watchers.TriggerDeps{Clock: h.clk, Loc: time.UTC})
+	if err != nil {
+		t.Fatalf("watcher definition: %v", err)
+	}
 	runs := 0
 	h.eng = watchers.NewEngine(watchers.EngineConfig{
 		Def:      def,
-		StateDir: t.TempDir(),
+		StateDir: stateDir,
 		Clock:    h.clk,
-		Runner:   h.run,
+		Runner:   hookedRunner{h},
+		Triggers: trig,
 		NewSource: func(ctx context.Context, o events.Options) (events.Source, error) {
 			real, err := events.New(ctx, o)
 			if err != nil {
@@ -150,6 +169,7 @@ func startEngine(t *testing.T, root string, edit func(*watchers.Definition)) *ha
 			tp := newTap(real)
 			h.mu.Lock()
 			h.src = tp
+			h.nsrc++
 			h.mu.Unlock()
 			return tp, nil
 		},
@@ -164,7 +184,8 @@ func startEngine(t *testing.T, root string, edit func(*watchers.Definition)) *ha
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); h.eng.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	h.stop = sync.OnceFunc(func() { cancel(); <-done })
+	t.Cleanup(h.stop)
 	h.waitPhase(watchers.PhaseIdle)
 	return h
 }
@@ -185,6 +206,37 @@ func (h *harness) tap() *tap {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.src
+}
+
+// hookedRunner records passes in h.run, then lets the test's pass hook
+// act as the model (or as someone else changing the folder meanwhile).
+type hookedRunner struct{ h *harness }
+
+func (r hookedRunner) Pass(ctx context.Context, req watchers.PassRequest) watchers.PassResult {
+	res := r.h.run.Pass(ctx, req)
+	r.h.mu.Lock()
+	hook := r.h.passHook
+	r.h.mu.Unlock()
+	if hook != nil {
+		if ex := hook(req); ex != nil {
+			res.Explainer = ex
+		}
+	}
+	return res
+}
+
+func (r hookedRunner) Finish(ctx context.Context, sum watchers.RunSummary) { r.h.run.Finish(ctx, sum) }
+
+func (h *harness) setPassHook(f func(watchers.PassRequest) watchers.Explainer) {
+	h.mu.Lock()
+	h.passHook = f
+	h.mu.Unlock()
+}
+
+func (h *harness) sources() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.nsrc
 }
 
 func (h *harness) waitPhase(p watchers.Phase) {
