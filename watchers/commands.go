@@ -113,7 +113,8 @@ func (e *Engine) Resume(ctx context.Context, reset bool) error {
 			return nil
 		}
 		if e.src == nil || e.baseline == nil {
-			e.start(ctx, false)
+			// The event source lives as long as the engine, not the request.
+			e.start(e.ctx, false)
 			return nil
 		}
 		e.setPhase(PhaseIdle, "")

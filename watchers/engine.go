@@ -83,6 +83,7 @@ type Engine struct {
 	runDone chan passDone
 	run     *activeRun
 	queued  map[string]pendingRun // triggers held back by a run or a guard, one per kind
+	ctx     context.Context       // the engine's own, for what commands start (not a request's)
 }
 
 // NewEngine prepares an engine; Run starts it.
@@ -128,6 +129,7 @@ func (e *Engine) Run(ctx context.Context) {
 	e.st = st
 	e.st.ID = e.def.ID
 	e.st.Reason = ""
+	e.ctx = ctx
 	defer e.shutdown()
 	if !e.def.Enabled {
 		// Paused: no watching, but the baseline is kept (and loaded, for
@@ -480,6 +482,8 @@ func (e *Engine) save() {
 	st, files := e.st, e.files
 	st.Skipped = slices.Clone(st.Skipped) // the engine reuses these arrays
 	st.FireTimes = slices.Clone(st.FireTimes)
+	st.Pending = slices.Clone(st.Pending)
+	st.Queued = slices.Clone(st.Queued)
 	e.stateW.put(func() error { return files.Save(st) })
 	if e.cfg.Publish != nil {
 		e.cfg.Publish(e.st)
