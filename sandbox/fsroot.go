@@ -18,6 +18,9 @@ type fsRoot struct {
 	fd        int    // O_PATH (or O_RDONLY) directory descriptor
 	noOpenat2 atomic.Bool
 	forceWalk bool // tests: use the component walk even where openat2 works
+	// openat2 is the system call, replaceable so tests can play a kernel or
+	// a seccomp filter that refuses it; nil means unix.Openat2.
+	openat2 func(dirfd int, path string, how *unix.OpenHow) (int, error)
 }
 
 func openRoot(resolved string) (*fsRoot, error) {
