@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -26,6 +27,9 @@ func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID strin
 			return api.UndoResponse{}, err
 		}
 		runID = id
+	}
+	if err := ValidRunID(runID); err != nil {
+		return api.UndoResponse{}, err
 	}
 	dir := r.runDir(def.ID, runID)
 	r.mu.Lock()
@@ -78,6 +82,19 @@ func loadRunLedger(dir string) (*sandbox.Ledger, error) {
 	return jl, nil
 }
 
+// runIDPattern is the form of the run ids the daemon makes: the UTC start
+// time and 8 hex digits.
+var runIDPattern = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
+
+// ValidRunID refuses anything that is not a run id: a run id names a
+// folder under the watcher's runs, so "../x" would load any ledger.json.
+func ValidRunID(id string) error {
+	if !runIDPattern.MatchString(id) {
+		return fmt.Errorf("%q is not a run id: run ids look like 20260302T090000Z-1a2b3c4d (see `tend history` for the runs of a watcher)", id)
+	}
+	return nil
+}
+
 func (r *Runner) lastUndoable(watcherID string) (string, error) {
 	base := filepath.Join(r.cfg.Home.Runs(), watcherID)
 	ents, err := os.ReadDir(base)
@@ -86,6 +103,9 @@ func (r *Runner) lastUndoable(watcherID string) (string, error) {
 	}
 	var ids []string
 	for _, e := range ents {
+		if ValidRunID(e.Name()) != nil {
+			continue
+		}
 		r.mu.Lock()
 		live := r.runs[e.Name()] != nil
 		r.mu.Unlock()

@@ -118,17 +118,63 @@ func checkUndo(fs *fsRoot, effects []Effect, backupDir string) []string {
 		switch {
 		case e.Op == OpDelete:
 			if _, err := os.Lstat(e.TrashPath); e.TrashPath == "" || err != nil {
-				if e.Backup == "" || !fileExists(filepath.Join(backupDir, e.Backup)) {
+				if e.Backup == "" {
 					out = append(out, fmt.Sprintf("%s: the deleted entry is no longer in the trash (%s)", e.Path, e.TrashPath))
+				} else if err := checkBackup(backupDir, e.Backup); err != nil {
+					out = append(out, fmt.Sprintf("%s: the deleted entry is no longer in the trash (%s) and %v", e.Path, e.TrashPath, err))
 				}
 			}
 		case (e.Op == OpWrite || e.Op == OpEdit) && e.Before.Exists:
-			if e.Backup == "" || !fileExists(filepath.Join(backupDir, e.Backup)) {
-				out = append(out, fmt.Sprintf("%s: the backup of its earlier content (%s) is missing from %s", e.Path, e.Backup, backupDir))
+			if err := checkBackup(backupDir, e.Backup); err != nil {
+				out = append(out, fmt.Sprintf("%s: %v", e.Path, err))
 			}
 		}
 	}
 	return out
+}
+
+// checkBackup makes sure a backup named by a ledger is a regular file
+// directly inside the run's backup folder: a ledger is read back from
+// disk, and a name like "../../etc/passwd" must not pull an outside file
+// into the watched folder.
+func checkBackup(backupDir, name string) error {
+	if !validBackupName(name) {
+		return fmt.Errorf("the ledger names %q as the backup of its earlier content, which is not a backup name (a plain file name inside %s); the ledger may have been edited", name, backupDir)
+	}
+	f, err := openBackup(backupDir, name)
+	if err != nil {
+		return fmt.Errorf("the backup of its earlier content (%s) cannot be used from %s: %v", name, backupDir, err)
+	}
+	f.Close()
+	return nil
+}
+
+func validBackupName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\x00")
+}
+
+// openBackup opens the backup name inside backupDir without following a
+// link and only if it is a regular file.
+func openBackup(backupDir, name string) (*os.File, error) {
+	if backupDir == "" || !validBackupName(name) {
+		return nil, fmt.Errorf("%q is not a backup name", name)
+	}
+	dfd, err := unix.Open(backupDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(dfd)
+	f, err := openFileAt(dfd, name)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil, fmt.Errorf("it is missing")
+		}
+		if errors.Is(err, unix.ELOOP) {
+			return nil, fmt.Errorf("it is a symbolic link")
+		}
+		return nil, err
+	}
+	return f, nil
 }
 
 func fileExists(p string) bool {
@@ -182,7 +228,7 @@ func undoOne(fs *fsRoot, e Effect, trash Trash, opts Options) (string, error) {
 		if !e.Before.Exists {
 			return e.Path, trashRel(fs, e.Path, trash, opts)
 		}
-		return e.Path, restoreBackup(fs, e.Path, filepath.Join(opts.BackupDir, e.Backup), e.Before, true)
+		return e.Path, restoreBackup(fs, e.Path, opts.BackupDir, e.Backup, e.Before, true)
 	case OpCopy:
 		return e.To, trashRel(fs, e.To, trash, opts)
 	case OpMkdir:
@@ -213,7 +259,7 @@ func undoOne(fs *fsRoot, e Effect, trash Trash, opts Options) (string, error) {
 		if e.TrashPath != "" && fileExists(e.TrashPath) {
 			return e.Path, trash.Restore(e.TrashPath, dirfd, base)
 		}
-		return e.Path, restoreBackup(fs, e.Path, filepath.Join(opts.BackupDir, e.Backup), e.Before, false)
+		return e.Path, restoreBackup(fs, e.Path, opts.BackupDir, e.Backup, e.Before, false)
 	}
 	return e.Path, fmt.Errorf("unknown effect %q", e.Op)
 }
@@ -231,8 +277,8 @@ func trashRel(fs *fsRoot, rel string, trash Trash, opts Options) error {
 
 // restoreBackup puts the content of backup back at rel with the mode and
 // modification time of before; replace allows replacing what is there.
-func restoreBackup(fs *fsRoot, rel, backup string, before Meta, replace bool) error {
-	f, err := os.Open(backup)
+func restoreBackup(fs *fsRoot, rel, backupDir, backup string, before Meta, replace bool) error {
+	f, err := openBackup(backupDir, backup)
 	if err != nil {
 		return fmt.Errorf("opening backup: %w", err)
 	}
