@@ -45,7 +45,8 @@ func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID strin
 	if err != nil {
 		return api.UndoResponse{}, fmt.Errorf("run %s of %s has no ledger to undo: %w", runID, def.Name, err)
 	}
-	rep, err := sandbox.Undo(def.Path, l, sandbox.Options{Trash: r.cfg.Trash, BackupDir: dir, Now: r.cfg.Clock.Now})
+	rep, err := sandbox.Undo(def.Path, l, sandbox.Options{Trash: r.cfg.Trash, BackupDir: dir, Now: r.cfg.Clock.Now,
+		AllowHardLinks: def.AllowHardLinks})
 	resp := api.UndoResponse{RunID: runID, Restored: rep.Restored, Conflicts: rep.Conflicts, Touched: l.Touched(), NotUndone: l.Unresolved}
 	hist := r.history(def.ID)
 	if err != nil && len(rep.Conflicts) > 0 {

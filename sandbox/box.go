@@ -29,6 +29,10 @@ type Options struct {
 	// mutation: "intent" (recorded, not applied), "applied" (not yet
 	// confirmed) and "done". Crash tests use it to stop the process there.
 	StepHook func(point string)
+	// AllowHardLinks lets the tools read and change regular files that have
+	// more than one hard link. Off, such a file is refused: its content is
+	// shared with another name, which may lie outside the folder.
+	AllowHardLinks bool
 }
 
 func (o Options) now() time.Time {

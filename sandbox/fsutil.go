@@ -122,10 +122,15 @@ func openDirAt(dirfd int, name string) (int, error) {
 	return unix.Openat(dirfd, name, oPath|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 }
 
+// copyOpts say how copyTreeAt copies.
+type copyOpts struct {
+	keepTimes    bool // keep file modification times
+	refuseLinked bool // refuse regular files with more than one hard link
+}
+
 // copyTreeAt copies src (inside srcdir) to dst (inside dstdir), which must
-// not exist. Links are copied as links, never followed. keepTimes keeps
-// file modification times.
-func copyTreeAt(srcdir int, src string, dstdir int, dst string, keepTimes bool) error {
+// not exist. Links are copied as links, never followed.
+func copyTreeAt(srcdir int, src string, dstdir int, dst string, o copyOpts) error {
 	var st unix.Stat_t
 	if err := unix.Fstatat(srcdir, src, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return err
@@ -138,6 +143,12 @@ func copyTreeAt(srcdir int, src string, dstdir int, dst string, keepTimes bool) 
 			return err
 		}
 		defer f.Close()
+		if o.refuseLinked {
+			if err := refuseLinkedFile(f, src); err != nil {
+				return err
+			}
+		}
+		keepTimes := o.keepTimes
 		var mt int64
 		if keepTimes {
 			mt = m.MtimeNs
@@ -168,7 +179,7 @@ func copyTreeAt(srcdir int, src string, dstdir int, dst string, keepTimes bool) 
 		}
 		defer unix.Close(dfd)
 		for _, n := range names {
-			if err := copyTreeAt(sfd, n, dfd, n, keepTimes); err != nil {
+			if err := copyTreeAt(sfd, n, dfd, n, o); err != nil {
 				return fmt.Errorf("copying %s: %w", n, err)
 			}
 		}

@@ -23,6 +23,8 @@ type Meta struct {
 	MtimeNs int64  `json:"mtimeNs,omitempty"`
 	Mode    uint32 `json:"mode,omitempty"` // permission bits
 	Hash    string `json:"hash,omitempty"` // xxhash hex of the content, files ≤ 64 MiB
+	Ino     uint64 `json:"ino,omitempty"`   // inode number: tells a swapped entry from the one recorded
+	Nlink   uint64 `json:"nlink,omitempty"` // hard links of a regular file
 }
 
 func kindOf(mode uint32) string {
@@ -43,6 +45,10 @@ func metaFromStat(st *unix.Stat_t) Meta {
 		Kind:    kindOf(uint32(st.Mode)),
 		MtimeNs: st.Mtim.Nano(),
 		Mode:    uint32(st.Mode) & 0o7777,
+		Ino:     uint64(st.Ino),
+	}
+	if m.Kind == "file" {
+		m.Nlink = uint64(st.Nlink)
 	}
 	if m.Kind != "dir" {
 		m.Size = st.Size

@@ -65,6 +65,10 @@ func (b *Box) prepareTransfer(tool string, raw json.RawMessage) (*transfer, erro
 		t.close()
 		return nil, describeErr(src, unix.ENOENT)
 	}
+	if err := b.checkLinks(src, t.before); err != nil {
+		t.close()
+		return nil, err
+	}
 	// an existing folder as destination: the entry goes into it
 	if fd, err := b.fs.openDir(dst); err == nil {
 		unix.Close(fd)
@@ -159,7 +163,7 @@ func (b *Box) fileCopy(_ context.Context, raw json.RawMessage) (string, error) {
 	var merr error
 	_, err = b.step(Effect{Op: OpCopy, Path: t.src, To: t.dst, Before: t.before, ToBefore: t.toMeta}, t.before,
 		fmt.Sprintf("file_copy of %q to %q", t.src, t.dst), func(e Effect) (Effect, error) {
-			if err := copyTreeAt(t.srcfd, t.sbase, t.dstfd, t.dbase, false); err != nil {
+			if err := copyTreeAt(t.srcfd, t.sbase, t.dstfd, t.dbase, copyOpts{refuseLinked: !b.opts.AllowHardLinks}); err != nil {
 				if !errors.Is(err, unix.EEXIST) {
 					if m, _ := metaAt(t.dstfd, t.dbase, false); m.Exists && m.Kind == "dir" {
 						removeTreeAt(t.dstfd, t.dbase) // a half-made folder copy of ours
@@ -206,6 +210,9 @@ func (b *Box) fileDelete(_ context.Context, raw json.RawMessage) (string, error)
 		return "", err
 	}
 	defer unix.Close(dirfd)
+	if err := b.checkLinks(rel, before); err != nil {
+		return "", err
+	}
 	if b.opts.DryRun {
 		b.record(Effect{Op: OpDelete, Path: rel, Before: before})
 		return fmt.Sprintf("dry run: would move %s to the trash (nothing was changed)", rel), nil

@@ -51,6 +51,9 @@ func (b *Box) fileRead(ctx context.Context, raw json.RawMessage) (string, error)
 	case "dir":
 		return b.listing(ctx, rel)
 	case "file":
+		if !b.opts.AllowHardLinks && st.Nlink > 1 {
+			return "", hardLinkErr(rel, uint64(st.Nlink))
+		}
 	default:
 		return "", toolErrf("%q is a special file and cannot be read", rel)
 	}

@@ -96,7 +96,7 @@ func (b *Box) grep(rel, needle string, max int) []string {
 	if err != nil {
 		return nil
 	}
-	f, err := openFileAt(dirfd, base)
+	f, err := b.openContent(dirfd, base, rel)
 	unix.Close(dirfd)
 	if err != nil {
 		return nil

@@ -58,6 +58,9 @@ func (b *Box) fileWrite(_ context.Context, raw json.RawMessage) (string, error) 
 		if before.Kind != "file" {
 			return "", toolErrf("%q is a %s, not a regular file; it cannot be overwritten", rel, kindName(before.Kind))
 		}
+		if err := b.checkLinks(rel, before); err != nil {
+			return "", err
+		}
 	}
 	predicted := Meta{Exists: true, Kind: "file", Size: int64(len(content)), Mode: 0o644}
 	if before.Exists {
@@ -145,10 +148,13 @@ func (b *Box) fileEdit(_ context.Context, raw json.RawMessage) (string, error) {
 	if before.Kind != "file" {
 		return "", toolErrf("%q is a %s, not a regular file; file_edit changes text files", rel, kindName(before.Kind))
 	}
+	if err := b.checkLinks(rel, before); err != nil {
+		return "", err
+	}
 	if before.Size > maxEditSize {
 		return "", toolErrf("%q is %d bytes, too large for file_edit (at most %d)", rel, before.Size, maxEditSize)
 	}
-	f, err := openFileAt(dirfd, base)
+	f, err := b.openContent(dirfd, base, rel)
 	if err != nil {
 		return "", describeErr(rel, err)
 	}

@@ -151,7 +151,7 @@ func moveInto(dirfd int, name, dir, cand string) (TrashEntry, error) {
 	entry := TrashEntry{Path: filepath.Join(dir, cand)}
 	err = renameNoReplace(dirfd, name, tfd, cand)
 	if errors.Is(err, unix.EXDEV) {
-		if err := copyTreeAt(dirfd, name, tfd, cand, true); err != nil {
+		if err := copyTreeAt(dirfd, name, tfd, cand, copyOpts{keepTimes: true}); err != nil {
 			removeTreeAt(tfd, cand)
 			return TrashEntry{}, fmt.Errorf("copying %s into trash %s: %w", name, dir, err)
 		}
@@ -177,7 +177,7 @@ func moveOutOf(trashPath string, dirfd int, name string) error {
 	base := filepath.Base(trashPath)
 	err = renameNoReplace(tfd, base, dirfd, name)
 	if errors.Is(err, unix.EXDEV) {
-		if err := copyTreeAt(tfd, base, dirfd, name, true); err != nil {
+		if err := copyTreeAt(tfd, base, dirfd, name, copyOpts{keepTimes: true}); err != nil {
 			return fmt.Errorf("copying %s back from the trash: %w", trashPath, err)
 		}
 		return removeTreeAt(tfd, base)
