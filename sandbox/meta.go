@@ -21,8 +21,8 @@ type Meta struct {
 	Kind    string `json:"kind,omitempty"` // "file", "dir", "symlink" or "other"
 	Size    int64  `json:"size,omitempty"`
 	MtimeNs int64  `json:"mtimeNs,omitempty"`
-	Mode    uint32 `json:"mode,omitempty"` // permission bits
-	Hash    string `json:"hash,omitempty"` // xxhash hex of the content, files ≤ 64 MiB
+	Mode    uint32 `json:"mode,omitempty"`  // permission bits
+	Hash    string `json:"hash,omitempty"`  // xxhash hex of the content, files ≤ 64 MiB
 	Ino     uint64 `json:"ino,omitempty"`   // inode number: tells a swapped entry from the one recorded
 	Nlink   uint64 `json:"nlink,omitempty"` // hard links of a regular file
 }

@@ -119,7 +119,7 @@ func (b *Box) fileMove(_ context.Context, raw json.RawMessage) (string, error) {
 	defer t.close()
 	if b.opts.DryRun {
 		b.record(Effect{Op: OpMove, Path: t.src, To: t.dst, Before: t.before, After: t.before, ToBefore: t.toMeta})
-		return fmt.Sprintf("dry run: would move %s to %s (nothing was changed)", t.src, t.dst), nil
+		return fmt.Sprintf("dry run: would move %s to %s (nothing was changed)", shown(t.src), shown(t.dst)), nil
 	}
 	var merr error
 	_, err = b.step(Effect{Op: OpMove, Path: t.src, To: t.dst, Before: t.before, ToBefore: t.toMeta}, t.before,
@@ -144,7 +144,7 @@ func (b *Box) fileMove(_ context.Context, raw json.RawMessage) (string, error) {
 	default:
 		return "", describeErr(t.src, err)
 	}
-	return fmt.Sprintf("moved %s to %s", t.src, t.dst), nil
+	return fmt.Sprintf("moved %s to %s", shown(t.src), shown(t.dst)), nil
 }
 
 func (b *Box) fileCopy(_ context.Context, raw json.RawMessage) (string, error) {
@@ -158,7 +158,7 @@ func (b *Box) fileCopy(_ context.Context, raw json.RawMessage) (string, error) {
 	if b.opts.DryRun {
 		after := t.before
 		b.record(Effect{Op: OpCopy, Path: t.src, To: t.dst, Before: t.before, After: after, ToBefore: t.toMeta})
-		return fmt.Sprintf("dry run: would copy %s to %s (nothing was changed)", t.src, t.dst), nil
+		return fmt.Sprintf("dry run: would copy %s to %s (nothing was changed)", shown(t.src), shown(t.dst)), nil
 	}
 	var merr error
 	_, err = b.step(Effect{Op: OpCopy, Path: t.src, To: t.dst, Before: t.before, ToBefore: t.toMeta}, t.before,
@@ -186,7 +186,7 @@ func (b *Box) fileCopy(_ context.Context, raw json.RawMessage) (string, error) {
 	default:
 		return "", describeErr(t.src, err)
 	}
-	return fmt.Sprintf("copied %s to %s", t.src, t.dst), nil
+	return fmt.Sprintf("copied %s to %s", shown(t.src), shown(t.dst)), nil
 }
 
 func (b *Box) fileDelete(_ context.Context, raw json.RawMessage) (string, error) {
@@ -215,7 +215,7 @@ func (b *Box) fileDelete(_ context.Context, raw json.RawMessage) (string, error)
 	}
 	if b.opts.DryRun {
 		b.record(Effect{Op: OpDelete, Path: rel, Before: before})
-		return fmt.Sprintf("dry run: would move %s to the trash (nothing was changed)", rel), nil
+		return fmt.Sprintf("dry run: would move %s to the trash (nothing was changed)", shown(rel)), nil
 	}
 	_, err = b.step(Effect{Op: OpDelete, Path: rel, Before: before}, Meta{}, fmt.Sprintf("file_delete of %q", rel),
 		func(e Effect) (Effect, error) {
@@ -234,7 +234,7 @@ func (b *Box) fileDelete(_ context.Context, raw json.RawMessage) (string, error)
 	if err != nil {
 		return "", describeErr(rel, err)
 	}
-	return fmt.Sprintf("moved %s to the trash", rel), nil
+	return fmt.Sprintf("moved %s to the trash", shown(rel)), nil
 }
 
 // backupPath copies a file outside the folder (a trash entry) into the

@@ -68,7 +68,7 @@ func (b *Box) fileWrite(_ context.Context, raw json.RawMessage) (string, error) 
 	}
 	if b.opts.DryRun {
 		b.record(Effect{Op: OpWrite, Path: rel, Before: before, After: predicted})
-		return fmt.Sprintf("dry run: would write %d bytes to %s%s (nothing was changed)", len(content), rel, replacedNote(before)), nil
+		return fmt.Sprintf("dry run: would write %d bytes to %s%s (nothing was changed)", len(content), shown(rel), replacedNote(before)), nil
 	}
 	e := Effect{Op: OpWrite, Path: rel, Before: before}
 	if before.Exists {
@@ -97,7 +97,7 @@ func (b *Box) fileWrite(_ context.Context, raw json.RawMessage) (string, error) 
 	if err != nil {
 		return "", describeErr(rel, err)
 	}
-	return fmt.Sprintf("wrote %d bytes to %s%s", len(content), rel, replacedNote(before)), nil
+	return fmt.Sprintf("wrote %d bytes to %s%s", len(content), shown(rel), replacedNote(before)), nil
 }
 
 func replacedNote(before Meta) string {
@@ -175,7 +175,7 @@ func (b *Box) fileEdit(_ context.Context, raw json.RawMessage) (string, error) {
 		after := before
 		after.Size, after.Hash = int64(len(updated)), ""
 		b.record(Effect{Op: OpEdit, Path: rel, Before: before, After: after})
-		return fmt.Sprintf("dry run: would edit %s (nothing was changed)", rel), nil
+		return fmt.Sprintf("dry run: would edit %s (nothing was changed)", shown(rel)), nil
 	}
 	e := Effect{Op: OpEdit, Path: rel, Before: before}
 	if e.Backup, err = b.backup(dirfd, base); err != nil {
@@ -196,7 +196,7 @@ func (b *Box) fileEdit(_ context.Context, raw json.RawMessage) (string, error) {
 	if err != nil {
 		return "", describeErr(rel, err)
 	}
-	return fmt.Sprintf("edited %s: replaced %d characters with %d", rel, len([]rune(a.Old)), len([]rune(*a.New))), nil
+	return fmt.Sprintf("edited %s: replaced %d characters with %d", shown(rel), len([]rune(a.Old)), len([]rune(*a.New))), nil
 }
 
 func (b *Box) dirCreate(_ context.Context, raw json.RawMessage) (string, error) {
@@ -224,9 +224,9 @@ func (b *Box) dirCreate(_ context.Context, raw json.RawMessage) (string, error) 
 	}
 	switch {
 	case len(made) == 0:
-		return fmt.Sprintf("folder %s already exists; nothing to do", rel), nil
+		return fmt.Sprintf("folder %s already exists; nothing to do", shown(rel)), nil
 	case b.opts.DryRun:
-		return fmt.Sprintf("dry run: would create %s (nothing was changed)", strings.Join(made, ", ")), nil
+		return fmt.Sprintf("dry run: would create %s (nothing was changed)", shownList(made)), nil
 	}
-	return fmt.Sprintf("created %s", strings.Join(made, ", ")), nil
+	return fmt.Sprintf("created %s", shownList(made)), nil
 }
