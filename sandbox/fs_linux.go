@@ -11,6 +11,12 @@ import (
 // oPath opens a directory only as a handle for *at calls.
 const oPath = unix.O_PATH
 
+// openat2Func is the signature of unix.Openat2.
+type openat2Func func(dirfd int, path string, how *unix.OpenHow) (int, error)
+
+// seekData and seekHole find the extents of sparse files.
+const seekData, seekHole = unix.SEEK_DATA, unix.SEEK_HOLE
+
 // open opens rel (relative to the root, "" for the root) with flags. Links
 // are followed only while they stay inside the root, and the last component
 // is not followed when flags holds O_NOFOLLOW.

@@ -20,7 +20,7 @@ type fsRoot struct {
 	forceWalk bool // tests: use the component walk even where openat2 works
 	// openat2 is the system call, replaceable so tests can play a kernel or
 	// a seccomp filter that refuses it; nil means unix.Openat2.
-	openat2 func(dirfd int, path string, how *unix.OpenHow) (int, error)
+	openat2 openat2Func
 }
 
 func openRoot(resolved string) (*fsRoot, error) {

@@ -49,7 +49,7 @@ func writeTempAt(dirfd int, src io.Reader, mode uint32, mtimeNs int64) (string, 
 		unix.Unlinkat(dirfd, name, 0)
 		return "", err
 	}
-	if _, err := io.Copy(f, src); err != nil {
+	if err := copyData(f, src); err != nil {
 		return fail(err)
 	}
 	if err := unix.Fchmod(int(f.Fd()), mode&0o7777); err != nil {

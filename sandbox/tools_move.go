@@ -160,6 +160,9 @@ func (b *Box) fileCopy(_ context.Context, raw json.RawMessage) (string, error) {
 		b.record(Effect{Op: OpCopy, Path: t.src, To: t.dst, Before: t.before, After: after, ToBefore: t.toMeta})
 		return fmt.Sprintf("dry run: would copy %s to %s (nothing was changed)", shown(t.src), shown(t.dst)), nil
 	}
+	if err := checkFits(t.srcfd, t.sbase, t.dstfd, shown(t.src)); err != nil {
+		return "", describeErr(t.src, err)
+	}
 	var merr error
 	_, err = b.step(Effect{Op: OpCopy, Path: t.src, To: t.dst, Before: t.before, ToBefore: t.toMeta}, t.before,
 		fmt.Sprintf("file_copy of %q to %q", t.src, t.dst), func(e Effect) (Effect, error) {
