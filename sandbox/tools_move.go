@@ -226,7 +226,7 @@ func (b *Box) fileDelete(_ context.Context, raw json.RawMessage) (string, error)
 			if err != nil {
 				return e, toolErrf("could not move %q to the trash, so it was not deleted: %v", rel, err)
 			}
-			e.TrashPath = entry.Path
+			e.TrashPath, e.Trashed, e.TrashCopied = entry.Path, &entry.Meta, entry.Copied
 			if entry.Copied && before.Kind == "file" {
 				// A second copy for undo; the trash entry already is one,
 				// so a failed backup does not undo the delete.

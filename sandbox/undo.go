@@ -60,7 +60,7 @@ func Undo(root string, l *Ledger, opts Options) (UndoReport, error) {
 			return rep, fmt.Errorf("undo of run %s: %w", l.RunID, err)
 		}
 	}
-	rep.Conflicts = checkUndo(fs, real, opts.BackupDir)
+	rep.Conflicts = checkUndo(fs, real, opts.BackupDir, trash)
 	if len(rep.Conflicts) > 0 {
 		return rep, fmt.Errorf("undo of run %s refused: %d thing(s) changed since the run; nothing was changed", l.RunID, len(rep.Conflicts))
 	}
@@ -76,7 +76,7 @@ func Undo(root string, l *Ledger, opts Options) (UndoReport, error) {
 }
 
 // checkUndo lists what stands in the way of undoing effects.
-func checkUndo(fs *fsRoot, effects []Effect, backupDir string) []string {
+func checkUndo(fs *fsRoot, effects []Effect, backupDir string, trash Trash) []string {
 	var out []string
 	final := finalStates(effects)
 	paths := make([]string, 0, len(final))
@@ -117,7 +117,14 @@ func checkUndo(fs *fsRoot, effects []Effect, backupDir string) []string {
 	for _, e := range effects {
 		switch {
 		case e.Op == OpDelete:
-			if _, err := os.Lstat(e.TrashPath); e.TrashPath == "" || err != nil {
+			got, err := trashedMeta(trash, e)
+			if err == nil && got.Exists {
+				if diff := trashedDiff(e, got); diff != "" {
+					out = append(out, fmt.Sprintf("%s: the entry in the trash (%s) is not the one this run put there: %s; nothing is restored from it", e.Path, e.TrashPath, diff))
+				}
+				continue
+			}
+			if e.TrashPath == "" || err != nil || !got.Exists {
 				if e.Backup == "" {
 					out = append(out, fmt.Sprintf("%s: the deleted entry is no longer in the trash (%s)", e.Path, e.TrashPath))
 				} else if err := checkBackup(backupDir, e.Backup); err != nil {
@@ -256,7 +263,7 @@ func undoOne(fs *fsRoot, e Effect, trash Trash, opts Options) (string, error) {
 			return e.Path, err
 		}
 		defer unix.Close(dirfd)
-		if e.TrashPath != "" && fileExists(e.TrashPath) {
+		if m, err := trashedMeta(trash, e); err == nil && m.Exists {
 			return e.Path, trash.Restore(e.TrashPath, dirfd, base)
 		}
 		return e.Path, restoreBackup(fs, e.Path, opts.BackupDir, e.Backup, e.Before, false)
@@ -292,4 +299,37 @@ func restoreBackup(fs *fsRoot, rel, backupDir, backup string, before Meta, repla
 		return replaceAt(dirfd, base, f, before.Mode, before.MtimeNs)
 	}
 	return writeNewAt(dirfd, base, f, before.Mode, before.MtimeNs)
+}
+
+// trashedMeta describes what lies at the delete's trash path now.
+func trashedMeta(trash Trash, e Effect) (Meta, error) {
+	if e.TrashPath == "" {
+		return Meta{}, nil
+	}
+	return trash.Stat(e.TrashPath)
+}
+
+// trashedDiff says how the entry now in the trash differs from the one
+// the delete put there ("" when it is the same). Ledgers written before
+// Trashed was recorded are checked against the entry as it was deleted.
+func trashedDiff(e Effect, got Meta) string {
+	want, sameInode := e.Before, false
+	if e.Trashed != nil {
+		want, sameInode = *e.Trashed, true
+	}
+	switch {
+	case want.Kind != got.Kind:
+		return fmt.Sprintf("a %s was put there, a %s is there now", kindName(want.Kind), kindName(got.Kind))
+	case sameInode && want.Ino != 0 && want.Ino != got.Ino:
+		return fmt.Sprintf("it was replaced by another entry (inode %d, was %d)", got.Ino, want.Ino)
+	case want.Kind == "dir":
+		return ""
+	case want.Size != got.Size:
+		return fmt.Sprintf("its size changed from %d to %d bytes", want.Size, got.Size)
+	case want.MtimeNs != got.MtimeNs:
+		return "its modification time changed"
+	case want.Hash != "" && got.Hash != "" && want.Hash != got.Hash:
+		return "its content changed"
+	}
+	return ""
 }
