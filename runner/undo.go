@@ -47,7 +47,7 @@ func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID strin
 	}
 	rep, err := sandbox.Undo(def.Path, l, sandbox.Options{Trash: r.cfg.Trash, BackupDir: dir, Now: r.cfg.Clock.Now,
 		AllowHardLinks: def.AllowHardLinks})
-	resp := api.UndoResponse{RunID: runID, Restored: rep.Restored, Conflicts: rep.Conflicts, Touched: l.Touched(), NotUndone: l.Unresolved}
+	resp := api.UndoResponse{RunID: runID, Restored: rep.Restored, Conflicts: rep.Conflicts, Notes: rep.Notes, Touched: l.Touched(), NotUndone: l.Unresolved}
 	hist := r.history(def.ID)
 	if err != nil && len(rep.Conflicts) > 0 {
 		// Clients may only show the error: it names what differs.
@@ -57,8 +57,11 @@ func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID strin
 		hist.Append(dispatch.Record{Type: dispatch.RecUndo, RunID: runID, Outcome: "refused", Reason: err.Error()})
 		return resp, err
 	}
-	hist.Append(dispatch.Record{Type: dispatch.RecUndo, RunID: runID, Outcome: "undone",
-		Reason: fmt.Sprintf("%d change(s) reversed", len(rep.Restored))})
+	reason := fmt.Sprintf("%d change(s) reversed", len(rep.Restored))
+	if len(rep.Notes) > 0 {
+		reason += "; " + strings.Join(rep.Notes, "; ")
+	}
+	hist.Append(dispatch.Record{Type: dispatch.RecUndo, RunID: runID, Outcome: "undone", Reason: reason})
 	// Mark it so a second undo does not try again.
 	os.Rename(filepath.Join(dir, "ledger.json"), filepath.Join(dir, "ledger.undone.json"))
 	os.Rename(filepath.Join(dir, sandbox.JournalFile), filepath.Join(dir, "journal.undone.jsonl"))

@@ -40,6 +40,12 @@ func createTemp(dirfd int) (*os.File, string, error) {
 // with the given mode (and mtime when mtimeNs > 0), synced, and returns its
 // name.
 func writeTempAt(dirfd int, src io.Reader, mode uint32, mtimeNs int64) (string, error) {
+	return writeTempAttrs(dirfd, src, fileAttrs{Mode: mode, MtimeNs: mtimeNs})
+}
+
+// writeTempAttrs is writeTempAt with owner and extended attributes too.
+func writeTempAttrs(dirfd int, src io.Reader, a fileAttrs) (string, error) {
+	mode, mtimeNs := a.Mode, a.MtimeNs
 	f, name, err := createTemp(dirfd)
 	if err != nil {
 		return "", err
@@ -52,7 +58,7 @@ func writeTempAt(dirfd int, src io.Reader, mode uint32, mtimeNs int64) (string, 
 	if err := copyData(f, src); err != nil {
 		return fail(err)
 	}
-	if err := unix.Fchmod(int(f.Fd()), mode&0o7777); err != nil {
+	if err := applyAttrs(f, fileAttrs{Mode: mode, Owner: a.Owner, Xattrs: a.Xattrs, Exact: a.Exact}); err != nil {
 		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
@@ -75,7 +81,12 @@ func writeTempAt(dirfd int, src io.Reader, mode uint32, mtimeNs int64) (string, 
 // writeNewAt atomically creates name in dirfd; it fails with EEXIST rather
 // than replace anything.
 func writeNewAt(dirfd int, name string, src io.Reader, mode uint32, mtimeNs int64) error {
-	tmp, err := writeTempAt(dirfd, src, mode, mtimeNs)
+	return writeNewAtAttrs(dirfd, name, src, fileAttrs{Mode: mode, MtimeNs: mtimeNs})
+}
+
+// writeNewAtAttrs is writeNewAt with owner and extended attributes too.
+func writeNewAtAttrs(dirfd int, name string, src io.Reader, a fileAttrs) error {
+	tmp, err := writeTempAttrs(dirfd, src, a)
 	if err != nil {
 		return err
 	}
@@ -88,7 +99,12 @@ func writeNewAt(dirfd int, name string, src io.Reader, mode uint32, mtimeNs int6
 
 // replaceAt atomically replaces name in dirfd with new content.
 func replaceAt(dirfd int, name string, src io.Reader, mode uint32, mtimeNs int64) error {
-	tmp, err := writeTempAt(dirfd, src, mode, mtimeNs)
+	return replaceAtAttrs(dirfd, name, src, fileAttrs{Mode: mode, MtimeNs: mtimeNs})
+}
+
+// replaceAtAttrs is replaceAt with owner and extended attributes too.
+func replaceAtAttrs(dirfd int, name string, src io.Reader, a fileAttrs) error {
+	tmp, err := writeTempAttrs(dirfd, src, a)
 	if err != nil {
 		return err
 	}
@@ -124,7 +140,7 @@ func openDirAt(dirfd int, name string) (int, error) {
 
 // copyOpts say how copyTreeAt copies.
 type copyOpts struct {
-	keepTimes    bool // keep file modification times
+	keepTimes    bool // an exact copy (trash): keep times, owner, attributes and setuid
 	refuseLinked bool // refuse regular files with more than one hard link
 }
 
@@ -148,12 +164,15 @@ func copyTreeAt(srcdir int, src string, dstdir int, dst string, o copyOpts) erro
 				return err
 			}
 		}
-		keepTimes := o.keepTimes
-		var mt int64
-		if keepTimes {
-			mt = m.MtimeNs
+		if o.keepTimes { // a trash copy: the same file elsewhere
+			x, err := readXattrs(int(f.Fd()))
+			if err != nil {
+				return err
+			}
+			return writeNewAtAttrs(dstdir, dst, f, fileAttrs{Mode: m.Mode, Owner: m.Owner, Xattrs: x, Exact: true, MtimeNs: m.MtimeNs})
 		}
-		return writeNewAt(dstdir, dst, f, m.Mode, mt)
+		// a copy made by the model is new content: never setuid/setgid
+		return writeNewAt(dstdir, dst, f, m.Mode&^(unix.S_ISUID|unix.S_ISGID), 0)
 	case "symlink":
 		target, err := readlinkAt(srcdir, src)
 		if err != nil {

@@ -64,7 +64,7 @@ func (b *Box) fileWrite(_ context.Context, raw json.RawMessage) (string, error) 
 	}
 	predicted := Meta{Exists: true, Kind: "file", Size: int64(len(content)), Mode: 0o644}
 	if before.Exists {
-		predicted.Mode = before.Mode
+		predicted.Mode = newContentAttrs(before).Mode
 	}
 	if b.opts.DryRun {
 		b.record(Effect{Op: OpWrite, Path: rel, Before: before, After: predicted})
@@ -82,7 +82,7 @@ func (b *Box) fileWrite(_ context.Context, raw json.RawMessage) (string, error) 
 	_, err = b.step(e, want, fmt.Sprintf("file_write of %q", rel), func(e Effect) (Effect, error) {
 		var err error
 		if before.Exists {
-			err = replaceAt(dirfd, base, strings.NewReader(content), before.Mode, 0)
+			err = b.writeOver(dirfd, base, strings.NewReader(content), before)
 		} else {
 			err = writeNewAt(dirfd, base, strings.NewReader(content), 0o644, 0)
 		}
@@ -181,10 +181,10 @@ func (b *Box) fileEdit(_ context.Context, raw json.RawMessage) (string, error) {
 	if e.Backup, err = b.backup(dirfd, base); err != nil {
 		return "", describeErr(rel, err)
 	}
-	want := Meta{Exists: true, Kind: "file", Size: int64(len(updated)), Mode: before.Mode, Hash: hashText(updated)}
+	want := Meta{Exists: true, Kind: "file", Size: int64(len(updated)), Mode: newContentAttrs(before).Mode, Hash: hashText(updated)}
 	var merr error
 	_, err = b.step(e, want, fmt.Sprintf("file_edit of %q", rel), func(e Effect) (Effect, error) {
-		if err := replaceAt(dirfd, base, strings.NewReader(updated), before.Mode, 0); err != nil {
+		if err := b.writeOver(dirfd, base, strings.NewReader(updated), before); err != nil {
 			return e, err
 		}
 		e.After, merr = metaAt(dirfd, base, true)

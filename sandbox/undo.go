@@ -17,6 +17,7 @@ import (
 type UndoReport struct {
 	Restored  []string // paths put back, in the order undone
 	Conflicts []string // human-readable: what differs since the run
+	Notes     []string // human-readable: what could not be restored exactly
 }
 
 // Undo reverses the ledger's effects on root in reverse order: moves go
@@ -67,6 +68,11 @@ func Undo(root string, l *Ledger, opts Options) (UndoReport, error) {
 	for i := len(real) - 1; i >= 0; i-- {
 		e := real[i]
 		p, err := undoOne(fs, e, trash, opts)
+		if err == nil {
+			if note := linkNote(fs, e); note != "" {
+				rep.Notes = append(rep.Notes, note)
+			}
+		}
 		if err != nil {
 			return rep, fmt.Errorf("undo of run %s stopped at step %d (%s %s): %w; the steps after it were undone", l.RunID, e.Seq, e.Op, e.Path, err)
 		}
@@ -282,8 +288,10 @@ func trashRel(fs *fsRoot, rel string, trash Trash, opts Options) error {
 	return err
 }
 
-// restoreBackup puts the content of backup back at rel with the mode and
-// modification time of before; replace allows replacing what is there.
+// restoreBackup puts the content of backup back at rel with everything
+// recorded of before (mode, owner, attributes, modification time); replace
+// allows replacing what is there. A file that had several hard links and
+// was changed in its inode gets the content back in that inode.
 func restoreBackup(fs *fsRoot, rel, backupDir, backup string, before Meta, replace bool) error {
 	f, err := openBackup(backupDir, backup)
 	if err != nil {
@@ -296,9 +304,34 @@ func restoreBackup(fs *fsRoot, rel, backupDir, backup string, before Meta, repla
 	}
 	defer unix.Close(dirfd)
 	if replace {
-		return replaceAt(dirfd, base, f, before.Mode, before.MtimeNs)
+		if before.Nlink > 1 && before.Ino != 0 {
+			if cur, err := metaAt(dirfd, base, false); err == nil && cur.Kind == "file" && cur.Ino == before.Ino {
+				return rewriteInPlace(dirfd, base, before.Ino, f, attrsOf(before))
+			}
+		}
+		return replaceAtAttrs(dirfd, base, f, attrsOf(before))
 	}
-	return writeNewAt(dirfd, base, f, before.Mode, before.MtimeNs)
+	return writeNewAtAttrs(dirfd, base, f, attrsOf(before))
+}
+
+// linkNote says when an undone effect brought back a file that had other
+// hard links as a separate file (from a backup, or a trash on another
+// file system): its content is right, but the other names no longer share
+// it.
+func linkNote(fs *fsRoot, e Effect) string {
+	if e.Before.Kind != "file" || e.Before.Nlink < 2 || e.Before.Ino == 0 {
+		return ""
+	}
+	switch e.Op {
+	case OpWrite, OpEdit, OpDelete:
+	default:
+		return ""
+	}
+	cur, err := metaRel(fs, e.Path, false)
+	if err != nil || !cur.Exists || cur.Ino == e.Before.Ino {
+		return ""
+	}
+	return fmt.Sprintf("%s was restored as a separate file: it had %d hard links (names), and the other %d no longer share its content", e.Path, e.Before.Nlink, e.Before.Nlink-1)
 }
 
 // trashedMeta describes what lies at the delete's trash path now.
