@@ -131,7 +131,9 @@ func checkUndo(fs *fsRoot, effects []Effect, backupDir string, trash Trash) []st
 				continue
 			}
 			if e.TrashPath == "" || err != nil || !got.Exists {
-				if e.Backup == "" {
+				if e.Backup == "" && err != nil {
+					out = append(out, fmt.Sprintf("%s: the deleted entry cannot be taken from the trash: %v", e.Path, err))
+				} else if e.Backup == "" {
 					out = append(out, fmt.Sprintf("%s: the deleted entry is no longer in the trash (%s)", e.Path, e.TrashPath))
 				} else if err := checkBackup(backupDir, e.Backup); err != nil {
 					out = append(out, fmt.Sprintf("%s: the deleted entry is no longer in the trash (%s) and %v", e.Path, e.TrashPath, err))
