@@ -33,6 +33,15 @@ func shown(rel string) string {
 	return safetext.Name(rel)
 }
 
+// dotted is rel for a %q verb (which escapes control characters itself),
+// "." for the folder.
+func dotted(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return rel
+}
+
 // shownList writes several paths, comma-separated.
 func shownList(rels []string) string {
 	out := make([]string, len(rels))
@@ -53,7 +62,7 @@ func describeErr(rel string, err error) error {
 	if errors.As(err, &le) {
 		return le
 	}
-	p := shown(rel)
+	p := dotted(rel) // quoted with %q below, which escapes what needs it
 	switch {
 	case errors.Is(err, unix.EXDEV):
 		return toolErrf("path %q leads outside the watched folder (through a symbolic link or \"..\"); only paths inside the folder can be used", p)

@@ -56,7 +56,7 @@ func (r *fsRoot) openParent(rel string) (int, string, error) {
 	parent, base := splitRel(rel)
 	fd, err := r.openDir(parent)
 	if err != nil {
-		return -1, "", describeErr(shown(parent), err)
+		return -1, "", describeErr(parent, err)
 	}
 	return fd, base, nil
 }

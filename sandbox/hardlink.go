@@ -15,7 +15,7 @@ import (
 // the watcher sets allowHardLinks.
 
 func hardLinkErr(rel string, nlink uint64) error {
-	return toolErrf("%q is a file with %d hard links (names): its content is shared with another name that may be outside the watched folder, so it is not read or changed. Leave it alone, or ask the person to set \"allowHardLinks\": true in this watcher's definition if such files may be used", shown(rel), nlink)
+	return toolErrf("%q is a file with %d hard links (names): its content is shared with another name that may be outside the watched folder, so it is not read or changed. Leave it alone, or ask the person to set \"allowHardLinks\": true in this watcher's definition if such files may be used", dotted(rel), nlink)
 }
 
 // checkLinks refuses m (the metadata of rel) when it is a regular file with
