@@ -53,3 +53,12 @@ func TestFormatHistoryEscapesNames(t *testing.T) {
 		t.Errorf("the changed path is not shown escaped:\n%s", out)
 	}
 }
+
+// TestListChangesEscapesNames: changes_list writes names as the prompt and
+// the file tools do, escaped, so the model can use them.
+func TestListChangesEscapesNames(t *testing.T) {
+	out, err := dispatch.ListChanges([]dispatch.ChangedPath{{Path: "a\nb.txt"}}, json.RawMessage(`{"offset":0}`))
+	if err != nil || !strings.Contains(out, "`\"a\\nb.txt\"`") {
+		t.Fatalf("changes_list: %q, %v", out, err)
+	}
+}

@@ -135,7 +135,7 @@ func writeChanged(b *strings.Builder, changed []ChangedPath) {
 			break
 		}
 		b.WriteString("- ")
-		b.WriteString(codeSpan(safetext.Name(filepath.ToSlash(c.Path))))
+		b.WriteString(pathSpan(c.Path))
 		if c.Removed {
 			b.WriteString(" (removed)")
 		}
@@ -149,6 +149,10 @@ func writeChanged(b *strings.Builder, changed []ChangedPath) {
 // the same way the tool results write them.
 func cleanLine(s string) string  { return safetext.Line(s) }
 func cleanBlock(s string) string { return safetext.Block(s) }
+
+// pathSpan writes a changed path as the file tools write names: escaped
+// when it holds control characters, in a code span.
+func pathSpan(p string) string { return codeSpan(safetext.Name(filepath.ToSlash(p))) }
 
 // codeSpan wraps s in a Markdown code span whose delimiter is longer than
 // any run of backticks inside s, so a backtick in a name cannot close it.
