@@ -25,6 +25,10 @@ func copyData(dst *os.File, src io.Reader) error {
 		_, err := io.Copy(dst, src)
 		return err
 	}
+	if pos, err := f.Seek(0, io.SeekCurrent); err != nil || pos != 0 {
+		_, err := io.Copy(dst, src) // partly read already: copy the rest as it comes
+		return err
+	}
 	size := st.Size
 	sfd := int(f.Fd())
 	for off := int64(0); off < size; {
