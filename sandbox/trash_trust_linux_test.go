@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,21 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tend-agent/tend/internal/unpriv"
 	"golang.org/x/sys/unix"
 )
-
-// asNobody runs a shell script as uid/gid 65534: the other local user.
-func asNobody(t *testing.T, script string) {
-	t.Helper()
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("no setpriv (util-linux): cannot act as another user")
-	}
-	cmd := exec.CommandContext(context.Background(), setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-ec", script)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("as uid 65534: %s: %v\n%s", script, err, out)
-	}
-}
 
 // sharedTop is a tmpfs mounted world-writable with the sticky bit, like
 // /tmp or a shared data disk, with a home trash on another file system.
@@ -71,13 +58,13 @@ func TestDefaultTrashDistrustsOtherUsersTrash(t *testing.T) {
 		prepare  func(t *testing.T, top string)
 	}{
 		{"open Trash-uid", false, func(t *testing.T, top string) {
-			asNobody(t, fmt.Sprintf("mkdir -m 0777 %s/.Trash-%d", top, uid))
+			unpriv.Sh(t, fmt.Sprintf("mkdir -m 0777 %s/.Trash-%d", top, uid))
 		}},
 		{"other user's Trash-uid with linked files", false, func(t *testing.T, top string) {
-			asNobody(t, fmt.Sprintf("mkdir -p -m 0700 %[1]s/.Trash-%[2]d %[1]s/loot && ln -s %[1]s/loot %[1]s/.Trash-%[2]d/files && mkdir %[1]s/.Trash-%[2]d/info && chmod 0700 %[1]s/.Trash-%[2]d", top, uid))
+			unpriv.Sh(t, fmt.Sprintf("mkdir -p -m 0700 %[1]s/.Trash-%[2]d %[1]s/loot && ln -s %[1]s/loot %[1]s/.Trash-%[2]d/files && mkdir %[1]s/.Trash-%[2]d/info && chmod 0700 %[1]s/.Trash-%[2]d", top, uid))
 		}},
 		{"own Trash-uid with linked files", false, func(t *testing.T, top string) {
-			asNobody(t, fmt.Sprintf("mkdir -m 0777 %s/loot", top))
+			unpriv.Sh(t, fmt.Sprintf("mkdir -m 0777 %s/loot", top))
 			d := filepath.Join(top, fmt.Sprintf(".Trash-%d", uid))
 			if err := os.Mkdir(d, 0o700); err != nil {
 				t.Fatal(err)
@@ -85,21 +72,21 @@ func TestDefaultTrashDistrustsOtherUsersTrash(t *testing.T) {
 			os.Symlink(filepath.Join(top, "loot"), filepath.Join(d, "files"))
 		}},
 		{"own Trash-uid with linked info", false, func(t *testing.T, top string) {
-			asNobody(t, fmt.Sprintf("mkdir -m 0777 %s/loot", top))
+			unpriv.Sh(t, fmt.Sprintf("mkdir -m 0777 %s/loot", top))
 			d := filepath.Join(top, fmt.Sprintf(".Trash-%d", uid))
 			os.Mkdir(d, 0o700)
 			os.Mkdir(filepath.Join(d, "files"), 0o700)
 			os.Symlink(filepath.Join(top, "loot"), filepath.Join(d, "info"))
 		}},
 		{"other user's sticky .Trash", true, func(t *testing.T, top string) {
-			asNobody(t, fmt.Sprintf("mkdir -m 1777 %s/.Trash", top))
+			unpriv.Sh(t, fmt.Sprintf("mkdir -m 1777 %s/.Trash", top))
 		}},
 		{"root's .Trash with other user's uid folder", true, func(t *testing.T, top string) {
 			if err := os.Mkdir(filepath.Join(top, ".Trash"), 0o777); err != nil {
 				t.Fatal(err)
 			}
 			unix.Chmod(filepath.Join(top, ".Trash"), 0o1777)
-			asNobody(t, fmt.Sprintf("mkdir -m 0777 %s/.Trash/%d", top, uid))
+			unpriv.Sh(t, fmt.Sprintf("mkdir -m 0777 %s/.Trash/%d", top, uid))
 		}},
 		{"root's .Trash without sticky bit", true, func(t *testing.T, top string) {
 			if err := os.Mkdir(filepath.Join(top, ".Trash"), 0o777); err != nil {
