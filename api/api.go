@@ -77,6 +77,9 @@ type UndoResponse struct {
 	RunID     string   `json:"runId"`
 	Restored  []string `json:"restored"`
 	Conflicts []string `json:"conflicts,omitempty"`
+	// Notes say what was restored but not exactly (a hard link that could
+	// not be kept).
+	Notes []string `json:"notes,omitempty"`
 	// Touched lists every path the undone run's ledger named: what the
 	// watcher takes as its own change rather than news.
 	Touched []string `json:"touched,omitempty"`

@@ -3,7 +3,6 @@ package dispatch
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 )
 
@@ -51,7 +50,7 @@ func ListChanges(changed []ChangedPath, args json.RawMessage) (string, error) {
 	fmt.Fprintf(&b, "Changed paths %d to %d of %d:\n", off+1, end, len(changed))
 	for _, c := range changed[off:end] {
 		b.WriteString("- ")
-		b.WriteString(codeSpan(cleanLine(filepath.ToSlash(c.Path))))
+		b.WriteString(pathSpan(c.Path))
 		if c.Removed {
 			b.WriteString(" (removed)")
 		}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/tend-agent/tend/internal/safetext"
 )
 
 // FormatHistory prints runs readably for `tend history`: with runID set,
@@ -41,25 +43,25 @@ func formatRun(w io.Writer, r Run) {
 		}
 		return
 	}
-	header := "run " + r.ID
+	header := "run " + cleanLine(r.ID)
 	if s := r.Start; s != nil {
 		header += " · " + s.Time.Local().Format("2006-01-02 15:04:05")
 		if s.Trigger != "" {
-			header += " · trigger " + s.Trigger
+			header += " · trigger " + cleanLine(s.Trigger)
 		}
 		if s.DryRun {
 			header += " · dry run"
 		}
 	}
 	if e := r.End; e != nil {
-		header += " · " + e.Outcome
+		header += " · " + cleanLine(e.Outcome)
 		header += " in " + (time.Duration(e.DurationMs) * time.Millisecond).String()
 	} else {
 		header += " · unfinished"
 	}
 	fmt.Fprintf(w, "== %s\n", header)
 	if s := r.Start; s != nil && (s.Provider != "" || s.Model != "") {
-		fmt.Fprintf(w, "   model %s (%s)\n", s.Model, s.Provider)
+		fmt.Fprintf(w, "   model %s (%s)\n", cleanLine(s.Model), cleanLine(s.Provider))
 	}
 	if e := r.End; e != nil {
 		parts := []string{fmt.Sprintf("tokens %d in / %d out", e.PromptTokens, e.CompletionTokens)}
@@ -79,7 +81,7 @@ func formatRun(w io.Writer, r Run) {
 			if c.Removed {
 				suffix = " (removed)"
 			}
-			fmt.Fprintf(w, "     - %s%s\n", cleanLine(c.Path), suffix)
+			fmt.Fprintf(w, "     - %s%s\n", safetext.Name(c.Path), suffix)
 		}
 	}
 	pass := 0
@@ -92,13 +94,13 @@ func formatRun(w io.Writer, r Run) {
 		}
 		switch rec.Type {
 		case RecMessage:
-			fmt.Fprintf(w, "   %s:\n%s\n", rec.Role, indent(cleanBlock(rec.Content), "     "))
+			fmt.Fprintf(w, "   %s:\n%s\n", cleanLine(rec.Role), indent(cleanBlock(rec.Content), "     "))
 		case RecTool:
 			status := "ok"
 			if rec.Error {
 				status = "error"
 			}
-			fmt.Fprintf(w, "   > %s %s  %s (%d ms)\n", rec.Name, short(string(rec.Args), 160), status, rec.DurationMs)
+			fmt.Fprintf(w, "   > %s %s  %s (%d ms)\n", cleanLine(rec.Name), short(string(rec.Args), 160), status, rec.DurationMs)
 			if rec.Result != "" {
 				fmt.Fprintf(w, "     %s\n", short(rec.Result, 200))
 			}
@@ -112,7 +114,7 @@ func formatRun(w io.Writer, r Run) {
 		}
 	}
 	if e := r.End; e != nil && e.Reason != "" {
-		fmt.Fprintf(w, "   outcome: %s — %s\n", e.Outcome, cleanLine(e.Reason))
+		fmt.Fprintf(w, "   outcome: %s — %s\n", cleanLine(e.Outcome), cleanLine(e.Reason))
 	}
 }
 
@@ -142,7 +144,7 @@ func ledgerSummary(raw json.RawMessage) string {
 		var paths []string
 		for _, k := range []string{"path", "from", "to"} {
 			if s, ok := e[k].(string); ok && s != "" {
-				paths = append(paths, cleanLine(s))
+				paths = append(paths, safetext.Name(s))
 			}
 		}
 		names = append(names, strings.TrimSpace(op+" "+strings.Join(paths, " → ")))

@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode"
+
+	"github.com/tend-agent/tend/internal/safetext"
 )
 
 // MaxPromptPaths is how many changed paths a prompt lists before the
@@ -78,7 +79,7 @@ const (
 // characters are stripped and each name stays inside its code span.
 func BuildPrompt(p PromptInput) string {
 	var b strings.Builder
-	folder := codeSpan(cleanLine(p.Folder))
+	folder := codeSpan(safetext.Name(p.Folder))
 	if p.FolderUnreadable != nil {
 		fmt.Fprintf(&b, "IMPORTANT: the folder %s cannot be read right now (%s). You cannot see or change anything in it during this run.\n\n",
 			folder, cleanLine(p.FolderUnreadable.Error()))
@@ -134,7 +135,7 @@ func writeChanged(b *strings.Builder, changed []ChangedPath) {
 			break
 		}
 		b.WriteString("- ")
-		b.WriteString(codeSpan(cleanLine(filepath.ToSlash(c.Path))))
+		b.WriteString(pathSpan(c.Path))
 		if c.Removed {
 			b.WriteString(" (removed)")
 		}
@@ -143,31 +144,15 @@ func writeChanged(b *strings.Builder, changed []ChangedPath) {
 	b.WriteString("\n")
 }
 
-// cleanLine strips control and invisible formatting characters (including
-// newlines and bidirectional overrides) so a name stays on its line and
-// reads as what it is.
-func cleanLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
-			return -1
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
-}
+// cleanLine and cleanBlock strip control and invisible formatting
+// characters from free text; names are escaped with safetext.Name instead,
+// the same way the tool results write them.
+func cleanLine(s string) string  { return safetext.Line(s) }
+func cleanBlock(s string) string { return safetext.Block(s) }
 
-// cleanBlock is cleanLine for multi-line text: newlines and tabs stay.
-func cleanBlock(s string) string {
-	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\r\n", "\n")
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
-		}
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return -1
-		}
-		return r
-	}, s)
-}
+// pathSpan writes a changed path as the file tools write names: escaped
+// when it holds control characters, in a code span.
+func pathSpan(p string) string { return codeSpan(safetext.Name(filepath.ToSlash(p))) }
 
 // codeSpan wraps s in a Markdown code span whose delimiter is longer than
 // any run of backticks inside s, so a backtick in a name cannot close it.

@@ -90,7 +90,7 @@ func TestBuildPromptProperties(t *testing.T) {
 	}
 	hostile := BuildPrompt(PromptInput{Folder: "/f", Changed: []ChangedPath{{Path: "a\nb`c\x00d"}}})
 	for _, line := range strings.Split(hostile, "\n") {
-		if strings.HasPrefix(line, "- ") && line != "- `` a"+"b`c"+"d ``" {
+		if strings.HasPrefix(line, "- ") && line != "- `` \"a\\nb`c\\x00d\" ``" {
 			t.Fatalf("hostile line = %q", line)
 		}
 	}

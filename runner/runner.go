@@ -141,7 +141,8 @@ func (r *Runner) Pass(ctx context.Context, req watchers.PassRequest) watchers.Pa
 	} else {
 		box, err := sandbox.New(def.Path, rs.ledger, sandbox.Options{
 			DryRun: req.DryRun, Trash: r.cfg.Trash, BackupDir: r.runDir(def.ID, req.RunID), Now: r.cfg.Clock.Now,
-			StepHook: r.cfg.StepHook,
+			StepHook:       r.cfg.StepHook,
+			AllowHardLinks: def.AllowHardLinks,
 		})
 		if err != nil {
 			return failed(err.Error())

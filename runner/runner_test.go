@@ -49,13 +49,13 @@ func (f fixture) run(t *testing.T, id string) watchers.PassResult {
 
 func TestPassThatChangesNothingWritesNoLedger(t *testing.T) {
 	f := newFixture(t, modeltest.Sequence(modeltest.Text("Everything is in order.")))
-	if res := f.run(t, "run-1"); res.Outcome != dispatch.OutcomeDone {
+	if res := f.run(t, "20260302T090000Z-0000000a"); res.Outcome != dispatch.OutcomeDone {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
 	}
-	if _, err := os.Stat(filepath.Join(f.h.Runs(), f.def.ID, "run-1", "ledger.json")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(f.h.Runs(), f.def.ID, "20260302T090000Z-0000000a", "ledger.json")); !os.IsNotExist(err) {
 		t.Fatalf("a pass that changed nothing wrote a ledger (%v)", err)
 	}
-	for _, id := range []string{"", "run-1"} {
+	for _, id := range []string{"", "20260302T090000Z-0000000a"} {
 		_, err := f.r.Undo(context.Background(), f.def, id)
 		if err == nil || !strings.Contains(err.Error(), "nothing to undo") {
 			t.Fatalf("undo %q of a run that changed nothing: %v", id, err)
@@ -67,7 +67,7 @@ func TestUndoRefusalNamesWhatChanged(t *testing.T) {
 	f := newFixture(t, modeltest.Sequence(
 		modeltest.Calls(modeltest.Call("file_write", `{"path":"made.txt","content":"by the model"}`)),
 		modeltest.Text("Done.")))
-	f.run(t, "run-1")
+	f.run(t, "20260302T090000Z-0000000a")
 	p := filepath.Join(f.def.Path, "made.txt")
 	if err := os.WriteFile(p, []byte("changed by a person"), 0o644); err != nil {
 		t.Fatal(err)

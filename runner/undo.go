@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -27,6 +28,9 @@ func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID strin
 		}
 		runID = id
 	}
+	if err := ValidRunID(runID); err != nil {
+		return api.UndoResponse{}, err
+	}
 	dir := r.runDir(def.ID, runID)
 	r.mu.Lock()
 	live := r.runs[runID] != nil
@@ -41,8 +45,9 @@ func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID strin
 	if err != nil {
 		return api.UndoResponse{}, fmt.Errorf("run %s of %s has no ledger to undo: %w", runID, def.Name, err)
 	}
-	rep, err := sandbox.Undo(def.Path, l, sandbox.Options{Trash: r.cfg.Trash, BackupDir: dir, Now: r.cfg.Clock.Now})
-	resp := api.UndoResponse{RunID: runID, Restored: rep.Restored, Conflicts: rep.Conflicts, Touched: l.Touched(), NotUndone: l.Unresolved}
+	rep, err := sandbox.Undo(def.Path, l, sandbox.Options{Trash: r.cfg.Trash, BackupDir: dir, Now: r.cfg.Clock.Now,
+		AllowHardLinks: def.AllowHardLinks})
+	resp := api.UndoResponse{RunID: runID, Restored: rep.Restored, Conflicts: rep.Conflicts, Notes: rep.Notes, Touched: l.Touched(), NotUndone: l.Unresolved}
 	hist := r.history(def.ID)
 	if err != nil && len(rep.Conflicts) > 0 {
 		// Clients may only show the error: it names what differs.
@@ -52,8 +57,11 @@ func (r *Runner) Undo(ctx context.Context, def *watchers.Definition, runID strin
 		hist.Append(dispatch.Record{Type: dispatch.RecUndo, RunID: runID, Outcome: "refused", Reason: err.Error()})
 		return resp, err
 	}
-	hist.Append(dispatch.Record{Type: dispatch.RecUndo, RunID: runID, Outcome: "undone",
-		Reason: fmt.Sprintf("%d change(s) reversed", len(rep.Restored))})
+	reason := fmt.Sprintf("%d change(s) reversed", len(rep.Restored))
+	if len(rep.Notes) > 0 {
+		reason += "; " + strings.Join(rep.Notes, "; ")
+	}
+	hist.Append(dispatch.Record{Type: dispatch.RecUndo, RunID: runID, Outcome: "undone", Reason: reason})
 	// Mark it so a second undo does not try again.
 	os.Rename(filepath.Join(dir, "ledger.json"), filepath.Join(dir, "ledger.undone.json"))
 	os.Rename(filepath.Join(dir, sandbox.JournalFile), filepath.Join(dir, "journal.undone.jsonl"))
@@ -78,6 +86,19 @@ func loadRunLedger(dir string) (*sandbox.Ledger, error) {
 	return jl, nil
 }
 
+// runIDPattern is the form of the run ids the daemon makes: the UTC start
+// time and 8 hex digits.
+var runIDPattern = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
+
+// ValidRunID refuses anything that is not a run id: a run id names a
+// folder under the watcher's runs, so "../x" would load any ledger.json.
+func ValidRunID(id string) error {
+	if !runIDPattern.MatchString(id) {
+		return fmt.Errorf("%q is not a run id: run ids look like 20260302T090000Z-1a2b3c4d (see `tend history` for the runs of a watcher)", id)
+	}
+	return nil
+}
+
 func (r *Runner) lastUndoable(watcherID string) (string, error) {
 	base := filepath.Join(r.cfg.Home.Runs(), watcherID)
 	ents, err := os.ReadDir(base)
@@ -86,6 +107,9 @@ func (r *Runner) lastUndoable(watcherID string) (string, error) {
 	}
 	var ids []string
 	for _, e := range ents {
+		if ValidRunID(e.Name()) != nil {
+			continue
+		}
 		r.mu.Lock()
 		live := r.runs[e.Name()] != nil
 		r.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tend-agent/tend/internal/safetext"
 	"golang.org/x/sys/unix"
 )
 
@@ -29,6 +30,10 @@ type Options struct {
 	// mutation: "intent" (recorded, not applied), "applied" (not yet
 	// confirmed) and "done". Crash tests use it to stop the process there.
 	StepHook func(point string)
+	// AllowHardLinks lets the tools read and change regular files that have
+	// more than one hard link. Off, such a file is refused: its content is
+	// shared with another name, which may lie outside the folder.
+	AllowHardLinks bool
 }
 
 func (o Options) now() time.Time {
@@ -147,9 +152,11 @@ func (b *Box) Call(ctx context.Context, name string, args json.RawMessage) (stri
 		}
 		var te *ToolError
 		if !errors.As(err, &te) {
-			return "", toolErrf("%s failed: %v", name, err)
+			te = toolErrf("%s failed: %v", name, err)
 		}
-		return "", te
+		// Messages quote names; whatever reached one raw (a name inside a
+		// system error) is escaped here so it cannot forge a line.
+		return "", &ToolError{Msg: safetext.Inline(te.Msg)}
 	}
 	return out, nil
 }

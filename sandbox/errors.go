@@ -5,7 +5,9 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/tend-agent/tend/internal/safetext"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,12 +23,32 @@ func toolErrf(format string, a ...any) *ToolError {
 	return &ToolError{Msg: fmt.Sprintf(format, a...)}
 }
 
-// shown returns how a relative path is quoted in messages.
+// shown returns how a relative path is written in tool results: a name
+// with a line break or another control character is escaped (as a quoted
+// string), so it cannot forge a line of a listing.
 func shown(rel string) string {
 	if rel == "" {
 		return "."
 	}
+	return safetext.Name(rel)
+}
+
+// dotted is rel for a %q verb (which escapes control characters itself),
+// "." for the folder.
+func dotted(rel string) string {
+	if rel == "" {
+		return "."
+	}
 	return rel
+}
+
+// shownList writes several paths, comma-separated.
+func shownList(rels []string) string {
+	out := make([]string, len(rels))
+	for i, r := range rels {
+		out[i] = shown(r)
+	}
+	return strings.Join(out, ", ")
 }
 
 // describeErr turns a system error met while working on rel into a
@@ -40,7 +62,7 @@ func describeErr(rel string, err error) error {
 	if errors.As(err, &le) {
 		return le
 	}
-	p := shown(rel)
+	p := dotted(rel) // quoted with %q below, which escapes what needs it
 	switch {
 	case errors.Is(err, unix.EXDEV):
 		return toolErrf("path %q leads outside the watched folder (through a symbolic link or \"..\"); only paths inside the folder can be used", p)

@@ -11,6 +11,12 @@ import (
 // oPath opens a directory as a handle for *at calls (macOS has no O_PATH).
 const oPath = unix.O_RDONLY
 
+// openat2Func: there is no openat2 here; the field stays nil.
+type openat2Func func()
+
+// seekData and seekHole find the extents of sparse files.
+const seekData, seekHole = unix.SEEK_DATA, unix.SEEK_HOLE
+
 func (r *fsRoot) open(rel string, flags int, mode uint32) (int, error) {
 	return walkOpen(r.fd, rel, flags|unix.O_CLOEXEC, mode)
 }

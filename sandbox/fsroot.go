@@ -18,6 +18,9 @@ type fsRoot struct {
 	fd        int    // O_PATH (or O_RDONLY) directory descriptor
 	noOpenat2 atomic.Bool
 	forceWalk bool // tests: use the component walk even where openat2 works
+	// openat2 is the system call, replaceable so tests can play a kernel or
+	// a seccomp filter that refuses it; nil means unix.Openat2.
+	openat2 openat2Func
 }
 
 func openRoot(resolved string) (*fsRoot, error) {
@@ -53,7 +56,7 @@ func (r *fsRoot) openParent(rel string) (int, string, error) {
 	parent, base := splitRel(rel)
 	fd, err := r.openDir(parent)
 	if err != nil {
-		return -1, "", describeErr(shown(parent), err)
+		return -1, "", describeErr(parent, err)
 	}
 	return fd, base, nil
 }

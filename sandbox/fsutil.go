@@ -40,6 +40,12 @@ func createTemp(dirfd int) (*os.File, string, error) {
 // with the given mode (and mtime when mtimeNs > 0), synced, and returns its
 // name.
 func writeTempAt(dirfd int, src io.Reader, mode uint32, mtimeNs int64) (string, error) {
+	return writeTempAttrs(dirfd, src, fileAttrs{Mode: mode, MtimeNs: mtimeNs})
+}
+
+// writeTempAttrs is writeTempAt with owner and extended attributes too.
+func writeTempAttrs(dirfd int, src io.Reader, a fileAttrs) (string, error) {
+	mode, mtimeNs := a.Mode, a.MtimeNs
 	f, name, err := createTemp(dirfd)
 	if err != nil {
 		return "", err
@@ -49,10 +55,10 @@ func writeTempAt(dirfd int, src io.Reader, mode uint32, mtimeNs int64) (string, 
 		unix.Unlinkat(dirfd, name, 0)
 		return "", err
 	}
-	if _, err := io.Copy(f, src); err != nil {
+	if err := copyData(f, src); err != nil {
 		return fail(err)
 	}
-	if err := unix.Fchmod(int(f.Fd()), mode&0o7777); err != nil {
+	if err := applyAttrs(f, fileAttrs{Mode: mode, Owner: a.Owner, Xattrs: a.Xattrs, Exact: a.Exact}); err != nil {
 		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
@@ -75,7 +81,12 @@ func writeTempAt(dirfd int, src io.Reader, mode uint32, mtimeNs int64) (string, 
 // writeNewAt atomically creates name in dirfd; it fails with EEXIST rather
 // than replace anything.
 func writeNewAt(dirfd int, name string, src io.Reader, mode uint32, mtimeNs int64) error {
-	tmp, err := writeTempAt(dirfd, src, mode, mtimeNs)
+	return writeNewAtAttrs(dirfd, name, src, fileAttrs{Mode: mode, MtimeNs: mtimeNs})
+}
+
+// writeNewAtAttrs is writeNewAt with owner and extended attributes too.
+func writeNewAtAttrs(dirfd int, name string, src io.Reader, a fileAttrs) error {
+	tmp, err := writeTempAttrs(dirfd, src, a)
 	if err != nil {
 		return err
 	}
@@ -88,7 +99,12 @@ func writeNewAt(dirfd int, name string, src io.Reader, mode uint32, mtimeNs int6
 
 // replaceAt atomically replaces name in dirfd with new content.
 func replaceAt(dirfd int, name string, src io.Reader, mode uint32, mtimeNs int64) error {
-	tmp, err := writeTempAt(dirfd, src, mode, mtimeNs)
+	return replaceAtAttrs(dirfd, name, src, fileAttrs{Mode: mode, MtimeNs: mtimeNs})
+}
+
+// replaceAtAttrs is replaceAt with owner and extended attributes too.
+func replaceAtAttrs(dirfd int, name string, src io.Reader, a fileAttrs) error {
+	tmp, err := writeTempAttrs(dirfd, src, a)
 	if err != nil {
 		return err
 	}
@@ -122,10 +138,15 @@ func openDirAt(dirfd int, name string) (int, error) {
 	return unix.Openat(dirfd, name, oPath|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 }
 
+// copyOpts say how copyTreeAt copies.
+type copyOpts struct {
+	keepTimes    bool // an exact copy (trash): keep times, owner, attributes and setuid
+	refuseLinked bool // refuse regular files with more than one hard link
+}
+
 // copyTreeAt copies src (inside srcdir) to dst (inside dstdir), which must
-// not exist. Links are copied as links, never followed. keepTimes keeps
-// file modification times.
-func copyTreeAt(srcdir int, src string, dstdir int, dst string, keepTimes bool) error {
+// not exist. Links are copied as links, never followed.
+func copyTreeAt(srcdir int, src string, dstdir int, dst string, o copyOpts) error {
 	var st unix.Stat_t
 	if err := unix.Fstatat(srcdir, src, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return err
@@ -138,11 +159,20 @@ func copyTreeAt(srcdir int, src string, dstdir int, dst string, keepTimes bool) 
 			return err
 		}
 		defer f.Close()
-		var mt int64
-		if keepTimes {
-			mt = m.MtimeNs
+		if o.refuseLinked {
+			if err := refuseLinkedFile(f, src); err != nil {
+				return err
+			}
 		}
-		return writeNewAt(dstdir, dst, f, m.Mode, mt)
+		if o.keepTimes { // a trash copy: the same file elsewhere
+			x, err := readXattrs(int(f.Fd()))
+			if err != nil {
+				return err
+			}
+			return writeNewAtAttrs(dstdir, dst, f, fileAttrs{Mode: m.Mode, Owner: m.Owner, Xattrs: x, Exact: true, MtimeNs: m.MtimeNs})
+		}
+		// a copy made by the model is new content: never setuid/setgid
+		return writeNewAt(dstdir, dst, f, m.Mode&^(unix.S_ISUID|unix.S_ISGID), 0)
 	case "symlink":
 		target, err := readlinkAt(srcdir, src)
 		if err != nil {
@@ -168,7 +198,7 @@ func copyTreeAt(srcdir int, src string, dstdir int, dst string, keepTimes bool) 
 		}
 		defer unix.Close(dfd)
 		for _, n := range names {
-			if err := copyTreeAt(sfd, n, dfd, n, keepTimes); err != nil {
+			if err := copyTreeAt(sfd, n, dfd, n, o); err != nil {
 				return fmt.Errorf("copying %s: %w", n, err)
 			}
 		}

@@ -37,6 +37,13 @@ type Effect struct {
 	Backup    string    `json:"backup,omitempty"`
 	TrashPath string    `json:"trashPath,omitempty"`
 	DryRun    bool      `json:"dryRun,omitempty"`
+
+	// Trashed is the deleted entry as it lay in the trash right after the
+	// delete (inode, size, time, hash): undo restores only that entry.
+	Trashed *Meta `json:"trashed,omitempty"`
+	// TrashCopied: the trash is on another file system, so the entry was
+	// copied there and the original removed.
+	TrashCopied bool `json:"trashCopied,omitempty"`
 }
 
 // Ledger is the effects ledger of one run. It is safe for concurrent use.

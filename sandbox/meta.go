@@ -21,8 +21,14 @@ type Meta struct {
 	Kind    string `json:"kind,omitempty"` // "file", "dir", "symlink" or "other"
 	Size    int64  `json:"size,omitempty"`
 	MtimeNs int64  `json:"mtimeNs,omitempty"`
-	Mode    uint32 `json:"mode,omitempty"` // permission bits
-	Hash    string `json:"hash,omitempty"` // xxhash hex of the content, files ≤ 64 MiB
+	Mode    uint32 `json:"mode,omitempty"`  // permission bits
+	Hash    string `json:"hash,omitempty"`  // xxhash hex of the content, files ≤ 64 MiB
+	Ino     uint64 `json:"ino,omitempty"`   // inode number: tells a swapped entry from the one recorded
+	Nlink   uint64 `json:"nlink,omitempty"` // hard links of a regular file
+	Owner   *Owner `json:"owner,omitempty"`
+	// Xattrs are a file's user attributes and ACL (recorded with the
+	// hash), so undo can give them back.
+	Xattrs map[string][]byte `json:"xattrs,omitempty"`
 }
 
 func kindOf(mode uint32) string {
@@ -43,6 +49,11 @@ func metaFromStat(st *unix.Stat_t) Meta {
 		Kind:    kindOf(uint32(st.Mode)),
 		MtimeNs: st.Mtim.Nano(),
 		Mode:    uint32(st.Mode) & 0o7777,
+		Ino:     uint64(st.Ino),
+		Owner:   &Owner{Uid: st.Uid, Gid: st.Gid},
+	}
+	if m.Kind == "file" {
+		m.Nlink = uint64(st.Nlink)
 	}
 	if m.Kind != "dir" {
 		m.Size = st.Size
@@ -61,22 +72,28 @@ func metaAt(dirfd int, name string, withHash bool) (Meta, error) {
 		return Meta{}, err
 	}
 	m := metaFromStat(&st)
-	if withHash && m.Kind == "file" && m.Size <= maxHashSize {
-		h, err := hashAt(dirfd, name)
+	if withHash && m.Kind == "file" {
+		f, err := openFileAt(dirfd, name)
 		if err != nil {
+			if m.Size > maxHashSize {
+				return m, nil // neither hash nor attributes: as before
+			}
 			return m, err
 		}
-		m.Hash = h
+		defer f.Close()
+		if m.Xattrs, err = readXattrs(int(f.Fd())); err != nil {
+			return m, fmt.Errorf("%s: %w", name, err)
+		}
+		if m.Size <= maxHashSize {
+			if m.Hash, err = hashFile(f, name); err != nil {
+				return m, err
+			}
+		}
 	}
 	return m, nil
 }
 
-func hashAt(dirfd int, name string) (string, error) {
-	f, err := openFileAt(dirfd, name)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
+func hashFile(f *os.File, name string) (string, error) {
 	h := xxhash.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", fmt.Errorf("hashing %s: %w", name, err)

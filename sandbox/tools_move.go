@@ -65,6 +65,10 @@ func (b *Box) prepareTransfer(tool string, raw json.RawMessage) (*transfer, erro
 		t.close()
 		return nil, describeErr(src, unix.ENOENT)
 	}
+	if err := b.checkLinks(src, t.before); err != nil {
+		t.close()
+		return nil, err
+	}
 	// an existing folder as destination: the entry goes into it
 	if fd, err := b.fs.openDir(dst); err == nil {
 		unix.Close(fd)
@@ -115,7 +119,7 @@ func (b *Box) fileMove(_ context.Context, raw json.RawMessage) (string, error) {
 	defer t.close()
 	if b.opts.DryRun {
 		b.record(Effect{Op: OpMove, Path: t.src, To: t.dst, Before: t.before, After: t.before, ToBefore: t.toMeta})
-		return fmt.Sprintf("dry run: would move %s to %s (nothing was changed)", t.src, t.dst), nil
+		return fmt.Sprintf("dry run: would move %s to %s (nothing was changed)", shown(t.src), shown(t.dst)), nil
 	}
 	var merr error
 	_, err = b.step(Effect{Op: OpMove, Path: t.src, To: t.dst, Before: t.before, ToBefore: t.toMeta}, t.before,
@@ -140,7 +144,7 @@ func (b *Box) fileMove(_ context.Context, raw json.RawMessage) (string, error) {
 	default:
 		return "", describeErr(t.src, err)
 	}
-	return fmt.Sprintf("moved %s to %s", t.src, t.dst), nil
+	return fmt.Sprintf("moved %s to %s", shown(t.src), shown(t.dst)), nil
 }
 
 func (b *Box) fileCopy(_ context.Context, raw json.RawMessage) (string, error) {
@@ -154,12 +158,15 @@ func (b *Box) fileCopy(_ context.Context, raw json.RawMessage) (string, error) {
 	if b.opts.DryRun {
 		after := t.before
 		b.record(Effect{Op: OpCopy, Path: t.src, To: t.dst, Before: t.before, After: after, ToBefore: t.toMeta})
-		return fmt.Sprintf("dry run: would copy %s to %s (nothing was changed)", t.src, t.dst), nil
+		return fmt.Sprintf("dry run: would copy %s to %s (nothing was changed)", shown(t.src), shown(t.dst)), nil
+	}
+	if err := checkFits(t.srcfd, t.sbase, t.dstfd, shown(t.src)); err != nil {
+		return "", describeErr(t.src, err)
 	}
 	var merr error
 	_, err = b.step(Effect{Op: OpCopy, Path: t.src, To: t.dst, Before: t.before, ToBefore: t.toMeta}, t.before,
 		fmt.Sprintf("file_copy of %q to %q", t.src, t.dst), func(e Effect) (Effect, error) {
-			if err := copyTreeAt(t.srcfd, t.sbase, t.dstfd, t.dbase, false); err != nil {
+			if err := copyTreeAt(t.srcfd, t.sbase, t.dstfd, t.dbase, copyOpts{refuseLinked: !b.opts.AllowHardLinks}); err != nil {
 				if !errors.Is(err, unix.EEXIST) {
 					if m, _ := metaAt(t.dstfd, t.dbase, false); m.Exists && m.Kind == "dir" {
 						removeTreeAt(t.dstfd, t.dbase) // a half-made folder copy of ours
@@ -182,7 +189,7 @@ func (b *Box) fileCopy(_ context.Context, raw json.RawMessage) (string, error) {
 	default:
 		return "", describeErr(t.src, err)
 	}
-	return fmt.Sprintf("copied %s to %s", t.src, t.dst), nil
+	return fmt.Sprintf("copied %s to %s", shown(t.src), shown(t.dst)), nil
 }
 
 func (b *Box) fileDelete(_ context.Context, raw json.RawMessage) (string, error) {
@@ -206,9 +213,12 @@ func (b *Box) fileDelete(_ context.Context, raw json.RawMessage) (string, error)
 		return "", err
 	}
 	defer unix.Close(dirfd)
+	if err := b.checkLinks(rel, before); err != nil {
+		return "", err
+	}
 	if b.opts.DryRun {
 		b.record(Effect{Op: OpDelete, Path: rel, Before: before})
-		return fmt.Sprintf("dry run: would move %s to the trash (nothing was changed)", rel), nil
+		return fmt.Sprintf("dry run: would move %s to the trash (nothing was changed)", shown(rel)), nil
 	}
 	_, err = b.step(Effect{Op: OpDelete, Path: rel, Before: before}, Meta{}, fmt.Sprintf("file_delete of %q", rel),
 		func(e Effect) (Effect, error) {
@@ -216,7 +226,7 @@ func (b *Box) fileDelete(_ context.Context, raw json.RawMessage) (string, error)
 			if err != nil {
 				return e, toolErrf("could not move %q to the trash, so it was not deleted: %v", rel, err)
 			}
-			e.TrashPath = entry.Path
+			e.TrashPath, e.Trashed, e.TrashCopied = entry.Path, &entry.Meta, entry.Copied
 			if entry.Copied && before.Kind == "file" {
 				// A second copy for undo; the trash entry already is one,
 				// so a failed backup does not undo the delete.
@@ -227,7 +237,7 @@ func (b *Box) fileDelete(_ context.Context, raw json.RawMessage) (string, error)
 	if err != nil {
 		return "", describeErr(rel, err)
 	}
-	return fmt.Sprintf("moved %s to the trash", rel), nil
+	return fmt.Sprintf("moved %s to the trash", shown(rel)), nil
 }
 
 // backupPath copies a file outside the folder (a trash entry) into the

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tend-agent/tend/internal/safetext"
 	"golang.org/x/sys/unix"
 )
 
@@ -51,6 +52,9 @@ func (b *Box) fileRead(ctx context.Context, raw json.RawMessage) (string, error)
 	case "dir":
 		return b.listing(ctx, rel)
 	case "file":
+		if !b.opts.AllowHardLinks && st.Nlink > 1 {
+			return "", hardLinkErr(rel, uint64(st.Nlink))
+		}
 	default:
 		return "", toolErrf("%q is a special file and cannot be read", rel)
 	}
@@ -119,15 +123,16 @@ func (b *Box) listing(ctx context.Context, rel string) (string, error) {
 }
 
 func entryLine(e walkEntry) string {
+	name := safetext.Name(e.name)
 	switch e.meta.Kind {
 	case "dir":
-		return e.name + "/"
+		return name + "/"
 	case "symlink":
-		return e.name + " -> " + e.target
+		return name + " -> " + safetext.Name(e.target)
 	case "file":
-		return fmt.Sprintf("%s (%s)", e.name, humanSize(e.meta.Size))
+		return fmt.Sprintf("%s (%s)", name, humanSize(e.meta.Size))
 	}
-	return e.name + " (special file)"
+	return name + " (special file)"
 }
 
 func humanSize(n int64) string {
@@ -243,7 +248,7 @@ func (b *Box) fileMetadata(_ context.Context, raw json.RawMessage) (string, erro
 	fmt.Fprintf(&sb, "modified: %s\n", time.Unix(0, e.meta.MtimeNs).Format(time.RFC3339))
 	fmt.Fprintf(&sb, "mode: %s (%04o)\n", fs.FileMode(e.meta.Mode&0o777).String(), e.meta.Mode)
 	if e.meta.Kind == "symlink" {
-		fmt.Fprintf(&sb, "target: %s\n", e.target)
+		fmt.Fprintf(&sb, "target: %s\n", safetext.Name(e.target))
 	}
 	return sb.String(), nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/tend-agent/tend/internal/safetext"
 	"golang.org/x/sys/unix"
 )
 
@@ -96,7 +97,7 @@ func (b *Box) grep(rel, needle string, max int) []string {
 	if err != nil {
 		return nil
 	}
-	f, err := openFileAt(dirfd, base)
+	f, err := b.openContent(dirfd, base, rel)
 	unix.Close(dirfd)
 	if err != nil {
 		return nil
@@ -116,7 +117,7 @@ func (b *Box) grep(rel, needle string, max int) []string {
 			if len(line) > searchLineWidth {
 				line = string([]rune(line)[:min(len([]rune(line)), searchLineWidth)]) + "…"
 			}
-			out = append(out, fmt.Sprintf("%s:%d: %s", rel, ln, line))
+			out = append(out, fmt.Sprintf("%s:%d: %s", shown(rel), ln, safetext.Inline(line)))
 			if len(out) >= max {
 				break
 			}

@@ -58,14 +58,17 @@ func (b *Box) fileWrite(_ context.Context, raw json.RawMessage) (string, error) 
 		if before.Kind != "file" {
 			return "", toolErrf("%q is a %s, not a regular file; it cannot be overwritten", rel, kindName(before.Kind))
 		}
+		if err := b.checkLinks(rel, before); err != nil {
+			return "", err
+		}
 	}
 	predicted := Meta{Exists: true, Kind: "file", Size: int64(len(content)), Mode: 0o644}
 	if before.Exists {
-		predicted.Mode = before.Mode
+		predicted.Mode = newContentAttrs(before).Mode
 	}
 	if b.opts.DryRun {
 		b.record(Effect{Op: OpWrite, Path: rel, Before: before, After: predicted})
-		return fmt.Sprintf("dry run: would write %d bytes to %s%s (nothing was changed)", len(content), rel, replacedNote(before)), nil
+		return fmt.Sprintf("dry run: would write %d bytes to %s%s (nothing was changed)", len(content), shown(rel), replacedNote(before)), nil
 	}
 	e := Effect{Op: OpWrite, Path: rel, Before: before}
 	if before.Exists {
@@ -79,7 +82,7 @@ func (b *Box) fileWrite(_ context.Context, raw json.RawMessage) (string, error) 
 	_, err = b.step(e, want, fmt.Sprintf("file_write of %q", rel), func(e Effect) (Effect, error) {
 		var err error
 		if before.Exists {
-			err = replaceAt(dirfd, base, strings.NewReader(content), before.Mode, 0)
+			err = b.writeOver(dirfd, base, strings.NewReader(content), before)
 		} else {
 			err = writeNewAt(dirfd, base, strings.NewReader(content), 0o644, 0)
 		}
@@ -94,7 +97,7 @@ func (b *Box) fileWrite(_ context.Context, raw json.RawMessage) (string, error) 
 	if err != nil {
 		return "", describeErr(rel, err)
 	}
-	return fmt.Sprintf("wrote %d bytes to %s%s", len(content), rel, replacedNote(before)), nil
+	return fmt.Sprintf("wrote %d bytes to %s%s", len(content), shown(rel), replacedNote(before)), nil
 }
 
 func replacedNote(before Meta) string {
@@ -145,10 +148,13 @@ func (b *Box) fileEdit(_ context.Context, raw json.RawMessage) (string, error) {
 	if before.Kind != "file" {
 		return "", toolErrf("%q is a %s, not a regular file; file_edit changes text files", rel, kindName(before.Kind))
 	}
+	if err := b.checkLinks(rel, before); err != nil {
+		return "", err
+	}
 	if before.Size > maxEditSize {
 		return "", toolErrf("%q is %d bytes, too large for file_edit (at most %d)", rel, before.Size, maxEditSize)
 	}
-	f, err := openFileAt(dirfd, base)
+	f, err := b.openContent(dirfd, base, rel)
 	if err != nil {
 		return "", describeErr(rel, err)
 	}
@@ -169,16 +175,16 @@ func (b *Box) fileEdit(_ context.Context, raw json.RawMessage) (string, error) {
 		after := before
 		after.Size, after.Hash = int64(len(updated)), ""
 		b.record(Effect{Op: OpEdit, Path: rel, Before: before, After: after})
-		return fmt.Sprintf("dry run: would edit %s (nothing was changed)", rel), nil
+		return fmt.Sprintf("dry run: would edit %s (nothing was changed)", shown(rel)), nil
 	}
 	e := Effect{Op: OpEdit, Path: rel, Before: before}
 	if e.Backup, err = b.backup(dirfd, base); err != nil {
 		return "", describeErr(rel, err)
 	}
-	want := Meta{Exists: true, Kind: "file", Size: int64(len(updated)), Mode: before.Mode, Hash: hashText(updated)}
+	want := Meta{Exists: true, Kind: "file", Size: int64(len(updated)), Mode: newContentAttrs(before).Mode, Hash: hashText(updated)}
 	var merr error
 	_, err = b.step(e, want, fmt.Sprintf("file_edit of %q", rel), func(e Effect) (Effect, error) {
-		if err := replaceAt(dirfd, base, strings.NewReader(updated), before.Mode, 0); err != nil {
+		if err := b.writeOver(dirfd, base, strings.NewReader(updated), before); err != nil {
 			return e, err
 		}
 		e.After, merr = metaAt(dirfd, base, true)
@@ -190,7 +196,7 @@ func (b *Box) fileEdit(_ context.Context, raw json.RawMessage) (string, error) {
 	if err != nil {
 		return "", describeErr(rel, err)
 	}
-	return fmt.Sprintf("edited %s: replaced %d characters with %d", rel, len([]rune(a.Old)), len([]rune(*a.New))), nil
+	return fmt.Sprintf("edited %s: replaced %d characters with %d", shown(rel), len([]rune(a.Old)), len([]rune(*a.New))), nil
 }
 
 func (b *Box) dirCreate(_ context.Context, raw json.RawMessage) (string, error) {
@@ -218,9 +224,9 @@ func (b *Box) dirCreate(_ context.Context, raw json.RawMessage) (string, error) 
 	}
 	switch {
 	case len(made) == 0:
-		return fmt.Sprintf("folder %s already exists; nothing to do", rel), nil
+		return fmt.Sprintf("folder %s already exists; nothing to do", shown(rel)), nil
 	case b.opts.DryRun:
-		return fmt.Sprintf("dry run: would create %s (nothing was changed)", strings.Join(made, ", ")), nil
+		return fmt.Sprintf("dry run: would create %s (nothing was changed)", shownList(made)), nil
 	}
-	return fmt.Sprintf("created %s", strings.Join(made, ", ")), nil
+	return fmt.Sprintf("created %s", shownList(made)), nil
 }

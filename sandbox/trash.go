@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 type TrashEntry struct {
 	Path   string // absolute path of the entry inside the trash
 	Copied bool   // the trash is on another file system: the entry was copied, then removed
+	Meta   Meta   // the entry as it lies in the trash (inode, size, time, hash)
 }
 
 // Trash receives deleted entries and gives them back on undo.
@@ -28,6 +30,9 @@ type Trash interface {
 	// Restore moves the trashed entry at trashPath back to name inside
 	// dirfd, never replacing anything there.
 	Restore(trashPath string, dirfd int, name string) error
+	// Stat describes the trashed entry at trashPath (with its content
+	// hash), so undo can check it is the one Put left there.
+	Stat(trashPath string) (Meta, error)
 }
 
 // FreedesktopTrash is a trash following the freedesktop.org Trash
@@ -46,12 +51,12 @@ type DirTrash struct {
 
 // Put implements Trash.
 func (t FreedesktopTrash) Put(dirfd int, name, origPath string, now time.Time) (TrashEntry, error) {
-	files, info := filepath.Join(t.Dir, "files"), filepath.Join(t.Dir, "info")
-	for _, d := range []string{files, info} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return TrashEntry{}, fmt.Errorf("preparing trash %s: %w", t.Dir, err)
-		}
+	files, info, err := t.open()
+	if err != nil {
+		return TrashEntry{}, err
 	}
+	defer unix.Close(files)
+	defer unix.Close(info)
 	recorded := origPath
 	if t.TopDir != "" {
 		if r, err := filepath.Rel(t.TopDir, origPath); err == nil && !strings.HasPrefix(r, "..") {
@@ -60,16 +65,18 @@ func (t FreedesktopTrash) Put(dirfd int, name, origPath string, now time.Time) (
 	}
 	body := fmt.Sprintf("[Trash Info]\nPath=%s\nDeletionDate=%s\n",
 		(&url.URL{Path: recorded}).EscapedPath(), now.Local().Format("2006-01-02T15:04:05"))
+	filesDir := filepath.Join(t.Dir, "files")
 	for i := 1; i < 10000; i++ {
 		cand := trashName(name, i, ".")
-		infoPath := filepath.Join(info, cand+".trashinfo")
-		f, err := os.OpenFile(infoPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, os.ErrExist) {
+		infoName := cand + ".trashinfo"
+		fd, err := unix.Openat(info, infoName, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if errors.Is(err, unix.EEXIST) {
 			continue
 		}
 		if err != nil {
-			return TrashEntry{}, fmt.Errorf("writing trash info %s: %w", infoPath, err)
+			return TrashEntry{}, fmt.Errorf("writing trash info %s: %w", filepath.Join(t.Dir, "info", infoName), err)
 		}
+		f := os.NewFile(uintptr(fd), infoName)
 		_, werr := f.WriteString(body)
 		if werr == nil {
 			werr = f.Sync()
@@ -78,16 +85,16 @@ func (t FreedesktopTrash) Put(dirfd int, name, origPath string, now time.Time) (
 			werr = cerr
 		}
 		if werr != nil {
-			os.Remove(infoPath)
-			return TrashEntry{}, fmt.Errorf("writing trash info %s: %w", infoPath, werr)
+			unix.Unlinkat(info, infoName, 0)
+			return TrashEntry{}, fmt.Errorf("writing trash info %s: %w", filepath.Join(t.Dir, "info", infoName), werr)
 		}
-		entry, err := moveInto(dirfd, name, files, cand)
+		entry, err := moveInto(dirfd, name, files, filesDir, cand)
 		if errors.Is(err, unix.EEXIST) {
-			os.Remove(infoPath) // a stray entry without info: try the next name
+			unix.Unlinkat(info, infoName, 0) // a stray entry without info: try the next name
 			continue
 		}
 		if err != nil {
-			os.Remove(infoPath)
+			unix.Unlinkat(info, infoName, 0)
 			return TrashEntry{}, err
 		}
 		return entry, nil
@@ -97,23 +104,49 @@ func (t FreedesktopTrash) Put(dirfd int, name, origPath string, now time.Time) (
 
 // Restore implements Trash.
 func (t FreedesktopTrash) Restore(trashPath string, dirfd int, name string) error {
-	if err := moveOutOf(trashPath, dirfd, name); err != nil {
+	base, err := entryName(trashPath, filepath.Join(t.Dir, "files"))
+	if err != nil {
 		return err
 	}
-	info := filepath.Join(filepath.Dir(filepath.Dir(trashPath)), "info", filepath.Base(trashPath)+".trashinfo")
-	if err := os.Remove(info); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("removing trash info %s: %w", info, err)
+	files, info, err := t.open()
+	if err != nil {
+		return err
+	}
+	defer unix.Close(files)
+	defer unix.Close(info)
+	if err := moveOutOf(files, base, trashPath, dirfd, name); err != nil {
+		return err
+	}
+	if err := unix.Unlinkat(info, base+".trashinfo", 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("removing trash info of %s: %w", trashPath, err)
 	}
 	return nil
 }
 
+// Stat implements Trash.
+func (t FreedesktopTrash) Stat(trashPath string) (Meta, error) {
+	base, err := entryName(trashPath, filepath.Join(t.Dir, "files"))
+	if err != nil {
+		return Meta{}, err
+	}
+	files, info, err := t.open()
+	if err != nil {
+		return Meta{}, err
+	}
+	defer unix.Close(files)
+	defer unix.Close(info)
+	return metaAt(files, base, true)
+}
+
 // Put implements Trash.
 func (t DirTrash) Put(dirfd int, name, origPath string, now time.Time) (TrashEntry, error) {
-	if err := os.MkdirAll(t.Dir, 0o700); err != nil {
-		return TrashEntry{}, fmt.Errorf("preparing trash %s: %w", t.Dir, err)
+	dfd, err := t.open()
+	if err != nil {
+		return TrashEntry{}, err
 	}
+	defer unix.Close(dfd)
 	for i := 1; i < 10000; i++ {
-		entry, err := moveInto(dirfd, name, t.Dir, trashName(name, i, " "))
+		entry, err := moveInto(dirfd, name, dfd, t.Dir, trashName(name, i, " "))
 		if errors.Is(err, unix.EEXIST) {
 			continue
 		}
@@ -124,7 +157,47 @@ func (t DirTrash) Put(dirfd int, name, origPath string, now time.Time) (TrashEnt
 
 // Restore implements Trash.
 func (t DirTrash) Restore(trashPath string, dirfd int, name string) error {
-	return moveOutOf(trashPath, dirfd, name)
+	base, err := entryName(trashPath, t.Dir)
+	if err != nil {
+		return err
+	}
+	dfd, err := t.open()
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	return moveOutOf(dfd, base, trashPath, dirfd, name)
+}
+
+// Stat implements Trash.
+func (t DirTrash) Stat(trashPath string) (Meta, error) {
+	base, err := entryName(trashPath, t.Dir)
+	if err != nil {
+		return Meta{}, err
+	}
+	dfd, err := t.open()
+	if err != nil {
+		return Meta{}, err
+	}
+	defer unix.Close(dfd)
+	return metaAt(dfd, base, true)
+}
+
+func (t DirTrash) open() (int, error) {
+	if err := os.MkdirAll(t.Dir, 0o700); err != nil {
+		return -1, fmt.Errorf("preparing trash %s: %w", t.Dir, err)
+	}
+	return openOwnDir(unix.AT_FDCWD, t.Dir, false)
+}
+
+// entryName checks that trashPath (read back from a ledger) names an entry
+// directly inside the trash folder dir, and returns its name there.
+func entryName(trashPath, dir string) (string, error) {
+	base := filepath.Base(trashPath)
+	if filepath.Dir(trashPath) != filepath.Clean(dir) || base == "." || base == ".." || base == "/" {
+		return "", fmt.Errorf("%s is not an entry of the trash %s; the ledger may have been edited", trashPath, dir)
+	}
+	return base, nil
 }
 
 // trashName is name for i == 1, else name with " i" or ".i" before its
@@ -140,18 +213,14 @@ func trashName(name string, i int, sep string) string {
 	return fmt.Sprintf("%s%s%d%s", strings.TrimSuffix(name, ext), sep, i, ext)
 }
 
-// moveInto moves name (inside dirfd) to dir/cand, without replacing; across
-// file systems it copies, then removes the original.
-func moveInto(dirfd int, name, dir, cand string) (TrashEntry, error) {
-	tfd, err := unix.Open(dir, oPath|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return TrashEntry{}, fmt.Errorf("opening trash %s: %w", dir, err)
-	}
-	defer unix.Close(tfd)
+// moveInto moves name (inside dirfd) to cand inside the trash folder tfd
+// (dir is its path), without replacing; across file systems it copies,
+// then removes the original.
+func moveInto(dirfd int, name string, tfd int, dir, cand string) (TrashEntry, error) {
 	entry := TrashEntry{Path: filepath.Join(dir, cand)}
-	err = renameNoReplace(dirfd, name, tfd, cand)
+	err := renameNoReplace(dirfd, name, tfd, cand)
 	if errors.Is(err, unix.EXDEV) {
-		if err := copyTreeAt(dirfd, name, tfd, cand, true); err != nil {
+		if err := copyTreeAt(dirfd, name, tfd, cand, copyOpts{keepTimes: true}); err != nil {
 			removeTreeAt(tfd, cand)
 			return TrashEntry{}, fmt.Errorf("copying %s into trash %s: %w", name, dir, err)
 		}
@@ -159,25 +228,23 @@ func moveInto(dirfd int, name, dir, cand string) (TrashEntry, error) {
 			return TrashEntry{}, fmt.Errorf("removing %s after copying it into trash %s: %w", name, dir, err)
 		}
 		entry.Copied = true
-		return entry, nil
-	}
-	if err != nil {
+	} else if err != nil {
 		return TrashEntry{}, err
 	}
+	m, err := metaAt(tfd, cand, true)
+	if err != nil {
+		return TrashEntry{}, fmt.Errorf("reading %s back from the trash: %w", entry.Path, err)
+	}
+	entry.Meta = m
 	return entry, nil
 }
 
-// moveOutOf moves trashPath back to name inside dirfd, never replacing.
-func moveOutOf(trashPath string, dirfd int, name string) error {
-	tfd, err := unix.Open(filepath.Dir(trashPath), oPath|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("opening trash folder of %s: %w", trashPath, err)
-	}
-	defer unix.Close(tfd)
-	base := filepath.Base(trashPath)
-	err = renameNoReplace(tfd, base, dirfd, name)
+// moveOutOf moves the entry base of the trash folder tfd (trashPath, for
+// messages) back to name inside dirfd, never replacing.
+func moveOutOf(tfd int, base, trashPath string, dirfd int, name string) error {
+	err := renameNoReplace(tfd, base, dirfd, name)
 	if errors.Is(err, unix.EXDEV) {
-		if err := copyTreeAt(tfd, base, dirfd, name, true); err != nil {
+		if err := copyTreeAt(tfd, base, dirfd, name, copyOpts{keepTimes: true}); err != nil {
 			return fmt.Errorf("copying %s back from the trash: %w", trashPath, err)
 		}
 		return removeTreeAt(tfd, base)
@@ -187,9 +254,10 @@ func moveOutOf(trashPath string, dirfd int, name string) error {
 
 // DefaultTrash returns the operating system's trash for entries of the
 // folder root: on macOS ~/.Trash; elsewhere the freedesktop home trash
-// ($XDG_DATA_HOME/Trash) when it is on root's file system, else the
-// $topdir/.Trash-$uid of root's mount when that can be used, else the home
-// trash (entries are then copied).
+// ($XDG_DATA_HOME/Trash) when it is on root's file system, else, on root's
+// mount, $topdir/.Trash/$uid or $topdir/.Trash-$uid when they pass the
+// checks of the specification (see FreedesktopTrash.open), else the home
+// trash (entries are then copied, and the ledger says so).
 func DefaultTrash(root string) (Trash, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -209,14 +277,16 @@ func DefaultTrash(root string) (Trash, error) {
 		return homeTrash, nil
 	}
 	top := mountTop(root, rootDev)
-	dir := filepath.Join(top, fmt.Sprintf(".Trash-%d", os.Getuid()))
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return homeTrash, nil
+	uid := os.Getuid()
+	for _, dir := range []string{filepath.Join(top, ".Trash", strconv.Itoa(uid)), filepath.Join(top, fmt.Sprintf(".Trash-%d", uid))} {
+		t := FreedesktopTrash{Dir: dir, TopDir: top}
+		if files, info, err := t.open(); err == nil {
+			unix.Close(files)
+			unix.Close(info)
+			return t, nil
+		}
 	}
-	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-		return homeTrash, nil
-	}
-	return FreedesktopTrash{Dir: dir, TopDir: top}, nil
+	return homeTrash, nil
 }
 
 func devOf(p string) (uint64, bool) {

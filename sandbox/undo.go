@@ -17,6 +17,7 @@ import (
 type UndoReport struct {
 	Restored  []string // paths put back, in the order undone
 	Conflicts []string // human-readable: what differs since the run
+	Notes     []string // human-readable: what could not be restored exactly
 }
 
 // Undo reverses the ledger's effects on root in reverse order: moves go
@@ -60,13 +61,18 @@ func Undo(root string, l *Ledger, opts Options) (UndoReport, error) {
 			return rep, fmt.Errorf("undo of run %s: %w", l.RunID, err)
 		}
 	}
-	rep.Conflicts = checkUndo(fs, real, opts.BackupDir)
+	rep.Conflicts = checkUndo(fs, real, opts.BackupDir, trash)
 	if len(rep.Conflicts) > 0 {
 		return rep, fmt.Errorf("undo of run %s refused: %d thing(s) changed since the run; nothing was changed", l.RunID, len(rep.Conflicts))
 	}
 	for i := len(real) - 1; i >= 0; i-- {
 		e := real[i]
 		p, err := undoOne(fs, e, trash, opts)
+		if err == nil {
+			if note := linkNote(fs, e); note != "" {
+				rep.Notes = append(rep.Notes, note)
+			}
+		}
 		if err != nil {
 			return rep, fmt.Errorf("undo of run %s stopped at step %d (%s %s): %w; the steps after it were undone", l.RunID, e.Seq, e.Op, e.Path, err)
 		}
@@ -76,7 +82,7 @@ func Undo(root string, l *Ledger, opts Options) (UndoReport, error) {
 }
 
 // checkUndo lists what stands in the way of undoing effects.
-func checkUndo(fs *fsRoot, effects []Effect, backupDir string) []string {
+func checkUndo(fs *fsRoot, effects []Effect, backupDir string, trash Trash) []string {
 	var out []string
 	final := finalStates(effects)
 	paths := make([]string, 0, len(final))
@@ -117,18 +123,73 @@ func checkUndo(fs *fsRoot, effects []Effect, backupDir string) []string {
 	for _, e := range effects {
 		switch {
 		case e.Op == OpDelete:
-			if _, err := os.Lstat(e.TrashPath); e.TrashPath == "" || err != nil {
-				if e.Backup == "" || !fileExists(filepath.Join(backupDir, e.Backup)) {
+			got, err := trashedMeta(trash, e)
+			if err == nil && got.Exists {
+				if diff := trashedDiff(e, got); diff != "" {
+					out = append(out, fmt.Sprintf("%s: the entry in the trash (%s) is not the one this run put there: %s; nothing is restored from it", e.Path, e.TrashPath, diff))
+				}
+				continue
+			}
+			if e.TrashPath == "" || err != nil || !got.Exists {
+				if e.Backup == "" && err != nil {
+					out = append(out, fmt.Sprintf("%s: the deleted entry cannot be taken from the trash: %v", e.Path, err))
+				} else if e.Backup == "" {
 					out = append(out, fmt.Sprintf("%s: the deleted entry is no longer in the trash (%s)", e.Path, e.TrashPath))
+				} else if err := checkBackup(backupDir, e.Backup); err != nil {
+					out = append(out, fmt.Sprintf("%s: the deleted entry is no longer in the trash (%s) and %v", e.Path, e.TrashPath, err))
 				}
 			}
 		case (e.Op == OpWrite || e.Op == OpEdit) && e.Before.Exists:
-			if e.Backup == "" || !fileExists(filepath.Join(backupDir, e.Backup)) {
-				out = append(out, fmt.Sprintf("%s: the backup of its earlier content (%s) is missing from %s", e.Path, e.Backup, backupDir))
+			if err := checkBackup(backupDir, e.Backup); err != nil {
+				out = append(out, fmt.Sprintf("%s: %v", e.Path, err))
 			}
 		}
 	}
 	return out
+}
+
+// checkBackup makes sure a backup named by a ledger is a regular file
+// directly inside the run's backup folder: a ledger is read back from
+// disk, and a name like "../../etc/passwd" must not pull an outside file
+// into the watched folder.
+func checkBackup(backupDir, name string) error {
+	if !validBackupName(name) {
+		return fmt.Errorf("the ledger names %q as the backup of its earlier content, which is not a backup name (a plain file name inside %s); the ledger may have been edited", name, backupDir)
+	}
+	f, err := openBackup(backupDir, name)
+	if err != nil {
+		return fmt.Errorf("the backup of its earlier content (%s) cannot be used from %s: %v", name, backupDir, err)
+	}
+	f.Close()
+	return nil
+}
+
+func validBackupName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\x00")
+}
+
+// openBackup opens the backup name inside backupDir without following a
+// link and only if it is a regular file.
+func openBackup(backupDir, name string) (*os.File, error) {
+	if backupDir == "" || !validBackupName(name) {
+		return nil, fmt.Errorf("%q is not a backup name", name)
+	}
+	dfd, err := unix.Open(backupDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(dfd)
+	f, err := openFileAt(dfd, name)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil, fmt.Errorf("it is missing")
+		}
+		if errors.Is(err, unix.ELOOP) {
+			return nil, fmt.Errorf("it is a symbolic link")
+		}
+		return nil, err
+	}
+	return f, nil
 }
 
 func fileExists(p string) bool {
@@ -182,7 +243,7 @@ func undoOne(fs *fsRoot, e Effect, trash Trash, opts Options) (string, error) {
 		if !e.Before.Exists {
 			return e.Path, trashRel(fs, e.Path, trash, opts)
 		}
-		return e.Path, restoreBackup(fs, e.Path, filepath.Join(opts.BackupDir, e.Backup), e.Before, true)
+		return e.Path, restoreBackup(fs, e.Path, opts.BackupDir, e.Backup, e.Before, true)
 	case OpCopy:
 		return e.To, trashRel(fs, e.To, trash, opts)
 	case OpMkdir:
@@ -210,10 +271,10 @@ func undoOne(fs *fsRoot, e Effect, trash Trash, opts Options) (string, error) {
 			return e.Path, err
 		}
 		defer unix.Close(dirfd)
-		if e.TrashPath != "" && fileExists(e.TrashPath) {
+		if m, err := trashedMeta(trash, e); err == nil && m.Exists {
 			return e.Path, trash.Restore(e.TrashPath, dirfd, base)
 		}
-		return e.Path, restoreBackup(fs, e.Path, filepath.Join(opts.BackupDir, e.Backup), e.Before, false)
+		return e.Path, restoreBackup(fs, e.Path, opts.BackupDir, e.Backup, e.Before, false)
 	}
 	return e.Path, fmt.Errorf("unknown effect %q", e.Op)
 }
@@ -229,10 +290,12 @@ func trashRel(fs *fsRoot, rel string, trash Trash, opts Options) error {
 	return err
 }
 
-// restoreBackup puts the content of backup back at rel with the mode and
-// modification time of before; replace allows replacing what is there.
-func restoreBackup(fs *fsRoot, rel, backup string, before Meta, replace bool) error {
-	f, err := os.Open(backup)
+// restoreBackup puts the content of backup back at rel with everything
+// recorded of before (mode, owner, attributes, modification time); replace
+// allows replacing what is there. A file that had several hard links and
+// was changed in its inode gets the content back in that inode.
+func restoreBackup(fs *fsRoot, rel, backupDir, backup string, before Meta, replace bool) error {
+	f, err := openBackup(backupDir, backup)
 	if err != nil {
 		return fmt.Errorf("opening backup: %w", err)
 	}
@@ -243,7 +306,65 @@ func restoreBackup(fs *fsRoot, rel, backup string, before Meta, replace bool) er
 	}
 	defer unix.Close(dirfd)
 	if replace {
-		return replaceAt(dirfd, base, f, before.Mode, before.MtimeNs)
+		if before.Nlink > 1 && before.Ino != 0 {
+			if cur, err := metaAt(dirfd, base, false); err == nil && cur.Kind == "file" && cur.Ino == before.Ino {
+				return rewriteInPlace(dirfd, base, before.Ino, f, attrsOf(before))
+			}
+		}
+		return replaceAtAttrs(dirfd, base, f, attrsOf(before))
 	}
-	return writeNewAt(dirfd, base, f, before.Mode, before.MtimeNs)
+	return writeNewAtAttrs(dirfd, base, f, attrsOf(before))
+}
+
+// linkNote says when an undone effect brought back a file that had other
+// hard links as a separate file (from a backup, or a trash on another
+// file system): its content is right, but the other names no longer share
+// it.
+func linkNote(fs *fsRoot, e Effect) string {
+	if e.Before.Kind != "file" || e.Before.Nlink < 2 || e.Before.Ino == 0 {
+		return ""
+	}
+	switch e.Op {
+	case OpWrite, OpEdit, OpDelete:
+	default:
+		return ""
+	}
+	cur, err := metaRel(fs, e.Path, false)
+	if err != nil || !cur.Exists || cur.Ino == e.Before.Ino {
+		return ""
+	}
+	return fmt.Sprintf("%s was restored as a separate file: it had %d hard links (names), and the other %d no longer share its content", e.Path, e.Before.Nlink, e.Before.Nlink-1)
+}
+
+// trashedMeta describes what lies at the delete's trash path now.
+func trashedMeta(trash Trash, e Effect) (Meta, error) {
+	if e.TrashPath == "" {
+		return Meta{}, nil
+	}
+	return trash.Stat(e.TrashPath)
+}
+
+// trashedDiff says how the entry now in the trash differs from the one
+// the delete put there ("" when it is the same). Ledgers written before
+// Trashed was recorded are checked against the entry as it was deleted.
+func trashedDiff(e Effect, got Meta) string {
+	want, sameInode := e.Before, false
+	if e.Trashed != nil {
+		want, sameInode = *e.Trashed, true
+	}
+	switch {
+	case want.Kind != got.Kind:
+		return fmt.Sprintf("a %s was put there, a %s is there now", kindName(want.Kind), kindName(got.Kind))
+	case sameInode && want.Ino != 0 && want.Ino != got.Ino:
+		return fmt.Sprintf("it was replaced by another entry (inode %d, was %d)", got.Ino, want.Ino)
+	case want.Kind == "dir":
+		return ""
+	case want.Size != got.Size:
+		return fmt.Sprintf("its size changed from %d to %d bytes", want.Size, got.Size)
+	case want.MtimeNs != got.MtimeNs:
+		return "its modification time changed"
+	case want.Hash != "" && got.Hash != "" && want.Hash != got.Hash:
+		return "its content changed"
+	}
+	return ""
 }

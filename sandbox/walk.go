@@ -76,7 +76,7 @@ func (b *Box) openListable(rel string) (int, error) {
 	fd, err := b.fs.open(rel, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if errors.Is(err, unix.ENOTDIR) {
 		if m, merr := metaRel(b.fs, rel, false); merr == nil && m.Exists && m.Kind != "dir" {
-			return -1, toolErrf("%q is a %s, not a folder; use file_read or file_metadata on it", shown(rel), kindName(m.Kind))
+			return -1, toolErrf("%q is a %s, not a folder; use file_read or file_metadata on it", dotted(rel), kindName(m.Kind))
 		}
 	}
 	if err != nil {

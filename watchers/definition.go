@@ -55,6 +55,7 @@ type Definition struct {
 	MaxIterations  int       `json:"maxIterations"`
 	Provider       Provider  `json:"provider"`
 	DryRun         bool      `json:"dryRun"`
+	AllowHardLinks bool      `json:"allowHardLinks,omitempty"` // the tools may use files with several hard links (off: refused, their content may be shared with a file outside the folder)
 	Guards         Guards    `json:"guards"`
 	Schedule       string    `json:"schedule,omitempty"`
 	Check          string    `json:"check,omitempty"`

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tend-agent/tend/api"
+	"github.com/tend-agent/tend/internal/safetext"
 )
 
 func init() { addCommand(newUndoCommand) }
@@ -26,11 +26,17 @@ func newUndoCommand(g *globalOptions) *cobra.Command {
 					return err
 				}
 				fmt.Fprintf(os.Stdout, "undid run %s: %d change(s) reversed\n", r.RunID, len(r.Restored))
-				if len(r.Restored) > 0 {
-					fmt.Fprintf(os.Stdout, "  %s\n", strings.Join(r.Restored, "\n  "))
+				for _, p := range r.Restored {
+					fmt.Fprintf(os.Stdout, "  %s\n", safetext.Name(p))
+				}
+				for _, n := range r.Notes {
+					fmt.Fprintf(os.Stdout, "note: %s\n", safetext.Line(n))
 				}
 				if len(r.NotUndone) > 0 {
-					fmt.Fprintf(os.Stdout, "not undone (the daemon stopped during the run; settle these by hand):\n  %s\n", strings.Join(r.NotUndone, "\n  "))
+					fmt.Fprintln(os.Stdout, "not undone (the daemon stopped during the run; settle these by hand):")
+					for _, n := range r.NotUndone {
+						fmt.Fprintf(os.Stdout, "  %s\n", safetext.Line(n))
+					}
 				}
 				return nil
 			})

@@ -53,6 +53,24 @@ func Rerun(t *testing.T) bool {
 	return true
 }
 
+// Sh runs a shell script as uid/gid 65534: the other local user of a test
+// that plays one (who prepares a shared folder before tend uses it). The
+// test is skipped without setpriv, and fails when the script does.
+func Sh(t *testing.T, script string) {
+	t.Helper()
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("no setpriv (util-linux): cannot act as another user")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("acting as another user needs root")
+	}
+	cmd := exec.Command(setpriv, "--reuid="+nobody, "--regid="+nobody, "--clear-groups", "sh", "-ec", script)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("as uid %s: %s: %v\n%s", nobody, script, err, out)
+	}
+}
+
 func copyFile(from, to string) error {
 	in, err := os.Open(from)
 	if err != nil {
