@@ -65,23 +65,30 @@ type event struct {
 type world struct {
 	outer *testing.T
 	t     tb
-	ctx   context.Context
+	cancels []context.CancelFunc
 	home  home.Home
 	dir   string // the watched folder
 	trash string
-	fc    *clock.Fake
+	fc    *clock.Fake // nil on the wall clock
+	clk   clock.Clock
 	m     *model
 	c     *api.Client
 	stop  func()
 	name  string
 
+	modes   []mode              // the model modes the test may pick
 	def     watchers.Definition // the test's model of the definition
 	ops     []string            // what the test did, for failure messages
 	events  []event
 	version int // content counter: every write has a new size
 }
 
-func newWorld(outer *testing.T, t tb) *world {
+// newWorld starts a daemon on the fake clock with one fast watcher
+// (settle 0, cooldown 5 s) on an empty folder.
+func newWorld(outer *testing.T, t tb) *world { return newWorldClock(outer, t, true) }
+
+// newWorldClock is newWorld on the fake clock (fake) or the wall clock.
+func newWorldClock(outer *testing.T, t tb, fake bool) *world {
 	t.Helper()
 	base, err := os.MkdirTemp("", "tend-sf-") // unix socket paths are short
 	if err != nil {
@@ -89,16 +96,25 @@ func newWorld(outer *testing.T, t tb) *world {
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
 	w := &world{
-		outer: outer, t: t, ctx: context.Background(),
+		outer: outer, t: t,
 		home:  home.Home{Dir: filepath.Join(base, "home")},
 		dir:   filepath.Join(base, "folder"),
 		trash: filepath.Join(base, "Trash"),
-		fc:    clock.NewFake(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)),
 		name:  "sf",
+	}
+	w.clk = clock.Real{}
+	if fake {
+		w.fc = clock.NewFake(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+		w.clk = w.fc
 	}
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		t.Fatalf("folder: %v", err)
 	}
+	t.Cleanup(func() {
+		for _, c := range w.cancels {
+			c()
+		}
+	})
 	w.m = newModel(outer)
 	t.Cleanup(w.m.close)
 	w.start()
@@ -109,7 +125,7 @@ func newWorld(outer *testing.T, t tb) *world {
 		Provider: watchers.Provider{Kind: "ollama", Model: "qwen3:8b", BaseURL: w.m.URL()},
 		Guards:   watchers.Guards{CooldownSeconds: 5},
 	}
-	v, err := w.c.Add(w.ctx, api.AddRequest{Definition: def})
+	v, err := w.c.Add(w.cx(), api.AddRequest{Definition: def})
 	if err != nil {
 		t.Fatalf("adding the watcher: %v", err)
 	}
@@ -123,14 +139,25 @@ func (w *world) start() {
 	if testing.Verbose() && os.Getenv("TEND_E2E_LOG") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	r := runner.New(runner.Config{Home: w.home, Trash: sandbox.FreedesktopTrash{Dir: w.trash}, Keys: staticKeys{}, Log: log, Clock: w.fc})
-	_, w.stop = daemontest.Start(w.outer, daemon.Config{Home: w.home, Clock: w.fc, Runner: r, Log: log})
+	r := runner.New(runner.Config{Home: w.home, Trash: sandbox.FreedesktopTrash{Dir: w.trash}, Keys: staticKeys{}, Log: log, Clock: w.clk})
+	_, w.stop = daemontest.Start(w.outer, daemon.Config{Home: w.home, Clock: w.clk, Runner: r, Log: log})
 	w.c = api.NewClient(w.home.Socket())
 }
 
 func (m *model) close() {
 	m.release()
 	m.srv.Close()
+}
+
+// apiLimit bounds every call to the daemon: one that hangs is a broken
+// promise (the daemon answers), not a hung test.
+const apiLimit = 15 * time.Second
+
+// cx is the context of one call to the daemon.
+func (w *world) cx() context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), apiLimit)
+	w.cancels = append(w.cancels, cancel)
+	return ctx
 }
 
 // op notes what the test is about to do and returns its index.
@@ -229,7 +256,7 @@ func (w *world) rename(op int, from, to string) {
 // --- the daemon ---------------------------------------------------------
 
 func (w *world) state() (watchers.State, error) {
-	v, err := w.c.Get(w.ctx, w.name)
+	v, err := w.c.Get(w.cx(), w.name)
 	return v.State, err
 }
 
@@ -243,7 +270,7 @@ func (w *world) stable(st watchers.State) bool {
 	case watchers.PhaseIdle, watchers.PhasePaused, watchers.PhaseExhausted, watchers.PhaseError:
 		return true
 	case watchers.PhaseDebouncing, watchers.PhaseSettling:
-		return w.fc.Pending() > 0
+		return w.fc != nil && w.fc.Pending() > 0
 	case watchers.PhaseProcessing:
 		return w.m.proxy.inflight.Load() > 0 // a held or hanging answer
 	}
@@ -323,7 +350,7 @@ func (w *world) settle() watchers.State {
 }
 
 func (w *world) pause(op int) {
-	if err := w.c.Pause(w.ctx, w.name); err != nil {
+	if err := w.c.Pause(w.cx(), w.name); err != nil {
 		w.ops[op] += " -> " + err.Error()
 		return
 	}
@@ -332,7 +359,7 @@ func (w *world) pause(op int) {
 
 func (w *world) resume(op int, reset, forget bool) {
 	at := time.Now()
-	if err := w.c.Resume(w.ctx, w.name, api.ResumeRequest{Reset: reset, Forget: forget}); err != nil {
+	if err := w.c.Resume(w.cx(), w.name, api.ResumeRequest{Reset: reset, Forget: forget}); err != nil {
 		w.ops[op] += " -> " + err.Error()
 		return
 	}
@@ -345,7 +372,7 @@ func (w *world) resume(op int, reset, forget bool) {
 // runs returns the watcher's runs, oldest first.
 func (w *world) runs() []runner.RunView {
 	w.t.Helper()
-	raw, err := w.c.History(w.ctx, w.name)
+	raw, err := w.c.History(w.cx(), w.name)
 	if err != nil {
 		w.fatalf("history: %v", err)
 	}

@@ -203,8 +203,8 @@ func (w *world) checkUndo() []string {
 			continue
 		}
 		op := w.op("check: undo run %s", r.ID)
-		resp, err := w.c.Undo(w.ctx, w.name, r.ID)
-		if _, serr := w.c.Status(w.ctx); serr != nil {
+		resp, err := w.c.Undo(w.cx(), w.name, r.ID)
+		if _, serr := w.c.Status(w.cx()); serr != nil {
 			out = append(out, fmt.Sprintf("undoable: the daemon stopped answering after undo of run %s: %v", r.ID, serr))
 			return out
 		}
@@ -219,4 +219,41 @@ func (w *world) checkUndo() []string {
 		}
 	}
 	return out
+}
+
+// runSummary describes every run for failure messages: trigger, outcome,
+// and the paths each of its passes was shown.
+func (w *world) runSummary() string {
+	passes := w.m.snapshot()
+	var b strings.Builder
+	b.WriteString("runs:")
+	for _, r := range w.runs() {
+		fmt.Fprintf(&b, "\n  run %s", r.ID)
+		if r.Start != nil {
+			fmt.Fprintf(&b, " trigger=%s dry=%v changed=%d", r.Start.Trigger, r.Start.DryRun, len(r.Start.Changed))
+		}
+		if r.End != nil {
+			fmt.Fprintf(&b, " outcome=%s (%s)", r.End.Outcome, r.End.Reason)
+		} else {
+			b.WriteString(" (not ended)")
+		}
+		said := map[int]bool{}
+		for _, rec := range r.Records {
+			if rec.Type != dispatch.RecMessage || rec.Role != "assistant" {
+				continue
+			}
+			if mm := markerRE.FindStringSubmatch(rec.Content); mm != nil {
+				n, _ := strconv.Atoi(mm[1])
+				if n >= 1 && n <= len(passes) && !said[n] {
+					said[n] = true
+					fmt.Fprintf(&b, "\n    pass %d = #%d at %s shown %v", rec.Pass, n, passes[n-1].arrived.Format("15:04:05.000"), passes[n-1].shown())
+				}
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\n  stand-in passes: %d", len(passes))
+	for _, p := range passes {
+		fmt.Fprintf(&b, "\n    #%d at %s shown %v overflow=%d", p.n, p.arrived.Format("15:04:05.000"), p.shown(), p.overflow)
+	}
+	return b.String()
 }

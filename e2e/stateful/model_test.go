@@ -3,6 +3,8 @@ package stateful
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -327,6 +329,7 @@ func newProxy(t testing.TB, target string) *proxy {
 	}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	rp.FlushInterval = -1 // pass the stream on as it comes
+	rp.ErrorLog = log.New(io.Discard, "", 0) // cancelled requests are expected
 	p := &proxy{}
 	p.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.inflight.Add(1)
