@@ -277,6 +277,14 @@ func (w *world) stable(st watchers.State) bool {
 	return false
 }
 
+// timers is how many fake-clock timers wait (0 on the wall clock).
+func (w *world) timers() int {
+	if w.fc == nil {
+		return 0
+	}
+	return w.fc.Pending()
+}
+
 // waitStable waits until the watcher is stable in three looks in a row.
 func (w *world) waitStable(after string) watchers.State {
 	w.t.Helper()
@@ -295,7 +303,7 @@ func (w *world) waitStable(after string) watchers.State {
 		}
 		if time.Now().After(deadline) {
 			w.fatalf("the watcher did not come to rest within 15 s after %s: phase %s (%s), %d timer(s) pending, %d model request(s) in flight",
-				after, st.Phase, st.Reason, w.fc.Pending(), w.m.proxy.inflight.Load())
+				after, st.Phase, st.Reason, w.timers(), w.m.proxy.inflight.Load())
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
