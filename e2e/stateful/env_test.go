@@ -63,18 +63,18 @@ type event struct {
 // world is one daemon on one TEND_HOME watching one folder, the stand-in
 // model, and the test's own record of what happened.
 type world struct {
-	outer *testing.T
-	t     tb
+	outer   *testing.T
+	t       tb
 	cancels []context.CancelFunc
-	home  home.Home
-	dir   string // the watched folder
-	trash string
-	fc    *clock.Fake // nil on the wall clock
-	clk   clock.Clock
-	m     *model
-	c     *api.Client
-	stop  func()
-	name  string
+	home    home.Home
+	dir     string // the watched folder
+	trash   string
+	fc      *clock.Fake // nil on the wall clock
+	clk     clock.Clock
+	m       *model
+	c       *api.Client
+	stop    func()
+	name    string
 
 	modes   []mode              // the model modes the test may pick
 	def     watchers.Definition // the test's model of the definition

@@ -328,7 +328,7 @@ func newProxy(t testing.TB, target string) *proxy {
 		t.Fatal(err)
 	}
 	rp := httputil.NewSingleHostReverseProxy(u)
-	rp.FlushInterval = -1 // pass the stream on as it comes
+	rp.FlushInterval = -1                    // pass the stream on as it comes
 	rp.ErrorLog = log.New(io.Discard, "", 0) // cancelled requests are expected
 	p := &proxy{}
 	p.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -198,7 +198,7 @@ func (w *world) actions() map[string]func(*rapid.T) {
 				w.events = append(w.events, event{at: now, kind: evTend, path: p, content: w.read(p), op: op})
 			}
 		}),
-		"edit":  cmd(func(rt *rapid.T, _ int) { w.edit(rt) }),
+		"edit": cmd(func(rt *rapid.T, _ int) { w.edit(rt) }),
 		"panic": cmd(func(rt *rapid.T, _ int) {
 			op := w.op("panic")
 			if err := w.c.Panic(w.cx()); err != nil {
