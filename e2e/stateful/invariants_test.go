@@ -30,6 +30,10 @@ type pathState struct {
 	careless  bool   // tend changed it itself: showing it or not are both fine
 	lastOp    int    // the op of the last change by the test, -1 if none
 	handled   string // how it was last handled, for messages
+	// wasHandled: a successful pass was shown it, or it was dismissed;
+	// changed: the test changed it since. A path handled and not changed
+	// since must not be shown again.
+	wasHandled, changed bool
 }
 
 // checkDelivery replays the timeline and checks that every change the test
@@ -105,21 +109,21 @@ func (w *world) checkDelivery(st watchers.State) []string {
 					continue
 				}
 				ps := get(p)
-				if ps.cur == ps.seen && !ps.careless {
+				if ps.wasHandled && !ps.changed && !ps.careless {
 					problems = append(problems, fmt.Sprintf("exactly once: %s was shown to pass #%d (run %s) although it had not changed since it was %s",
 						p, it.pass, it.run, ps.handled))
 				}
-				ps.seen, ps.careless = ps.cur, false
+				ps.seen, ps.careless, ps.wasHandled, ps.changed = ps.cur, false, true, false
 				ps.handled = fmt.Sprintf("shown to pass #%d (run %s)", it.pass, it.run)
 			}
 		case it.ev.kind == evForget:
 			for _, ps := range paths {
-				ps.seen, ps.careless = ps.cur, false
+				ps.seen, ps.careless, ps.wasHandled, ps.changed = ps.cur, false, true, false
 				ps.handled = fmt.Sprintf("dismissed by `resume --forget` (op %d)", it.ev.op)
 			}
 		case it.ev.kind == evUser:
 			ps := get(it.ev.path)
-			ps.cur, ps.careless, ps.lastOp = it.ev.content, false, it.ev.op
+			ps.cur, ps.careless, ps.lastOp, ps.changed = it.ev.content, false, it.ev.op, true
 		case it.ev.kind == evTend:
 			ps := get(it.ev.path)
 			switch c := it.ev.content; {
@@ -199,8 +203,8 @@ func (w *world) checkUndo() []string {
 				undone = true
 			}
 		}
-		if !changed || undone {
-			continue
+		if !changed || undone || (r.Start != nil && r.Start.DryRun) {
+			continue // a dry run's ledger lists what it would have done
 		}
 		op := w.op("check: undo run %s", r.ID)
 		resp, err := w.c.Undo(w.cx(), w.name, r.ID)
