@@ -74,8 +74,9 @@ func TestGrowingFileWaitsOthersDoNot(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("grow.log stopped growing at %s but no pass was shown it within %s after\n%s",
-				lastAppend.Format("15:04:05.000"), limit, w.runSummary())
+			st, _ := w.state()
+			t.Fatalf("grow.log stopped growing at %s but no pass was shown it within %s after (watcher %s: %s)\n%s",
+				lastAppend.Format("15:04:05.000"), limit, st.Phase, st.Reason, w.runSummary())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	defaults := []struct{ flag, env, value string }{
-		{"rapid.checks", "RAPID_CHECKS", "12"},
+		{"rapid.checks", "RAPID_CHECKS", "20"},
 		{"rapid.steps", "RAPID_STEPS", "30"},
 		{"rapid.seed", "RAPID_SEED", "20261201"},
 		{"rapid.shrinktime", "RAPID_SHRINKTIME", "20s"},
