@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -190,6 +191,16 @@ var (
 func burstFile(i int) string { return fmt.Sprintf("b/%02d.txt", i) }
 
 func isDir(p string) bool { return dirs[p] }
+
+// known reports whether p is a file the test or the model may create.
+func known(p string) bool {
+	if strings.HasPrefix(p, "Sorted/") || slices.Contains(plainFiles, p) {
+		return true
+	}
+	var n int
+	_, err := fmt.Sscanf(p, "b/%02d.txt", &n)
+	return err == nil && burstFile(n) == p
+}
 
 func (w *world) abs(p string) string { return filepath.Join(w.dir, filepath.FromSlash(p)) }
 

@@ -105,8 +105,8 @@ func (w *world) checkDelivery(st watchers.State) []string {
 		switch {
 		case it.pass > 0:
 			for _, p := range it.paths {
-				if isDir(p) {
-					continue
+				if !known(p) {
+					continue // a folder, or text the stand-in took for a path
 				}
 				ps := get(p)
 				if ps.wasHandled && !ps.changed && !ps.careless {
