@@ -104,7 +104,7 @@ func (m *model) snapshot() []pass {
 
 var (
 	listedRE   = regexp.MustCompile("(?m)^- `([^`]+)`( \\(removed\\))?$")
-	overflowRE = regexp.MustCompile(`(?m)^(\d+) more changed file.*$`)
+	overflowRE = regexp.MustCompile(`(?m)^\D*?(\d+) more changed file.*$`)
 	spanRE     = regexp.MustCompile("`([^`]+)`")
 	markerRE   = regexp.MustCompile(`pass #(\d+)`)
 )
