@@ -178,9 +178,12 @@ func (m *model) firstTurn(r modeltest.Request) modeltest.Response {
 	if mm := overflowRE.FindStringSubmatch(prompt); mm != nil {
 		p.overflow, _ = strconv.Atoi(mm[1])
 		// The overflow line names the tool that pages through the rest.
-		for _, s := range spanRE.FindAllStringSubmatch(mm[0], -1) {
-			if _, ok := r.ToolParams[s[1]]; ok {
-				p.tool = s[1]
+		words := strings.FieldsFunc(mm[0], func(c rune) bool {
+			return !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
+		})
+		for _, word := range words {
+			if _, ok := r.ToolParams[word]; ok {
+				p.tool = word
 			}
 		}
 	}
