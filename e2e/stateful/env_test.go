@@ -355,9 +355,8 @@ func (w *world) settle() watchers.State {
 			w.fc.Advance(100 * time.Millisecond)
 			time.Sleep(5 * time.Millisecond)
 			continue
-		case watchers.PhasePaused, watchers.PhaseError:
-			w.resume(w.op("settle: resume (%s)", st.Reason), false, false)
-		case watchers.PhaseExhausted:
+		case watchers.PhasePaused, watchers.PhaseError, watchers.PhaseExhausted:
+			// --reset: a watcher paused after reaching maxFires resumes only so.
 			w.resume(w.op("settle: resume --reset (%s)", st.Reason), true, false)
 		case watchers.PhaseProcessing: // an answer hangs
 			w.pause(w.op("settle: pause a hanging run"))
