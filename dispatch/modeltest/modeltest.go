@@ -33,9 +33,11 @@ type Message struct {
 
 // Request is one chat request as the server received it.
 type Request struct {
-	Model        string
-	Messages     []Message
-	Tools        []string // names of the tools offered
+	Model    string
+	Messages []Message
+	Tools    []string // names of the tools offered
+	// ToolParams maps each offered tool to its JSON-schema parameters.
+	ToolParams   map[string]json.RawMessage
 	Stream       bool
 	IncludeUsage bool // OpenAI stream_options.include_usage
 }
@@ -73,6 +75,10 @@ type Response struct {
 	// Hang sends nothing and waits until the client gives up (or the
 	// server closes), to test timeouts and cancellation.
 	Hang bool
+	// Wait, when set, holds the answer back until the channel is closed;
+	// a client that gives up first gets nothing, as with Hang. Tests use
+	// it to act while a request is in flight.
+	Wait <-chan struct{}
 	// Token counts reported at the end; 0 means a rough estimate.
 	PromptTokens     int
 	CompletionTokens int
@@ -216,6 +222,21 @@ func (s *Server) hang(r *http.Request) {
 	case <-r.Context().Done():
 	case <-s.done:
 	}
+}
+
+// wait holds an answer until resp.Wait is closed; false means the client
+// went away (or the server closed) first and nothing is to be sent.
+func (s *Server) wait(r *http.Request, resp Response) bool {
+	if resp.Wait == nil {
+		return true
+	}
+	select {
+	case <-resp.Wait:
+		return true
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+	return false
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -91,7 +91,8 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		Stream   *bool               `json:"stream"`
 		Tools    []struct {
 			Function struct {
-				Name string `json:"name"`
+				Name       string          `json:"name"`
+				Parameters json.RawMessage `json:"parameters"`
 			} `json:"function"`
 		} `json:"tools"`
 	}
@@ -109,8 +110,15 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, t := range body.Tools {
 		req.Tools = append(req.Tools, t.Function.Name)
+		if req.ToolParams == nil {
+			req.ToolParams = map[string]json.RawMessage{}
+		}
+		req.ToolParams[t.Function.Name] = t.Function.Parameters
 	}
 	resp := s.record(req)
+	if !s.wait(r, resp) {
+		return
+	}
 	switch {
 	case resp.Hang:
 		s.hang(r)
