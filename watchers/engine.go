@@ -403,6 +403,23 @@ func (e *Engine) onNotice(n events.Notice) {
 	}
 }
 
+// drainNotices takes in the notices the event source has already queued,
+// without waiting for more.
+func (e *Engine) drainNotices() {
+	for e.src != nil {
+		select {
+		case n, ok := <-e.src.Notices():
+			if !ok {
+				e.src = nil
+				return
+			}
+			e.onNotice(n)
+		default:
+			return
+		}
+	}
+}
+
 // relPath gives p relative to root with slashes, or false when p is not
 // inside root.
 func relPath(root, p string) (string, bool) {
@@ -418,6 +435,11 @@ func relPath(root, p string) (string, bool) {
 
 // refresh folds the paths seen since the last look into the live tree.
 func (e *Engine) refresh(ctx context.Context) error {
+	if e.src == nil {
+		// No event source (a paused watcher, or one whose source ended):
+		// nothing tells us what changed, so look at everything.
+		e.rescan = true
+	}
 	if e.live == nil || e.rescan {
 		t, err := fingerprint.Build(ctx, e.def.Path, e.fpOptions())
 		if err != nil {

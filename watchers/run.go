@@ -384,6 +384,9 @@ func (e *Engine) fireChanges(ctx context.Context, p pendingRun, force bool) {
 		}
 		return
 	}
+	// Events already delivered but not yet read would otherwise show up
+	// only after the model was told about the older state of their paths.
+	e.drainNotices()
 	if err := e.refresh(ctx); err != nil {
 		e.fail(err)
 		return
