@@ -101,6 +101,12 @@ func nextOffset(s string) int {
 	return n
 }
 
+func heapInUse() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
 func openFDs() int {
 	ents, _ := os.ReadDir("/proc/self/fd")
 	return len(ents)
@@ -128,7 +134,7 @@ func TestSoakTrickleEveryFileOnce(t *testing.T) {
 	e.add(watchers.Definition{Name: "soak", Path: dir, Provider: ollama(srv), MaxIterations: 2, SettleSeconds: 0,
 		Guards: watchers.Guards{BurstThreshold: 1000}})
 	runtime.GC()
-	fds0, gr0 := openFDs(), runtime.NumGoroutine()
+	fds0, gr0, heap0 := openFDs(), runtime.NumGoroutine(), heapInUse()
 
 	var names []string
 	deadline := time.Now().Add(dur)
@@ -174,9 +180,10 @@ func TestSoakTrickleEveryFileOnce(t *testing.T) {
 	}
 	e.waitFor("the watcher idle", func() bool { return e.state("soak").Phase == watchers.PhaseIdle })
 	runtime.GC()
-	fds1, gr1 := openFDs(), runtime.NumGoroutine()
+	fds1, gr1, heap1 := openFDs(), runtime.NumGoroutine(), heapInUse()
 	st := e.state("soak")
-	t.Logf("%d files, %d runs; fds %d -> %d, goroutines %d -> %d", len(names), st.Runs, fds0, fds1, gr0, gr1)
+	t.Logf("%d files, %d runs; fds %d -> %d, goroutines %d -> %d, heap in use %.1f -> %.1f MiB (whole test process)",
+		len(names), st.Runs, fds0, fds1, gr0, gr1, float64(heap0)/(1<<20), float64(heap1)/(1<<20))
 	if fds1 > fds0+8 || gr1 > gr0+16 {
 		t.Fatalf("resources grew: fds %d -> %d, goroutines %d -> %d", fds0, fds1, gr0, gr1)
 	}
