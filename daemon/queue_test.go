@@ -144,3 +144,32 @@ func TestPanicInOneWatcherLeavesTheOthers(t *testing.T) {
 		return false
 	})
 }
+
+// Issue 9, finding 11: a watched folder replaced by a symbolic link is not
+// followed: the watcher is in error and says why.
+func TestWatchedRootReplacedBySymlinkIsAnError(t *testing.T) {
+	e := i5Start(t)
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "inbox")
+	elsewhere := t.TempDir()
+	writeFile(t, filepath.Join(elsewhere, "secret.txt"), "outside")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.add(watchers.Definition{Name: "root", Path: dir})
+	e.until("watching", time.Millisecond, func() bool { return e.state("root").Phase == watchers.PhaseIdle })
+	if err := os.Rename(dir, filepath.Join(parent, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, dir); err != nil {
+		t.Fatal(err)
+	}
+	e.until("the watcher in error about the link", time.Second, func() bool {
+		st := e.state("root")
+		return st.Phase == watchers.PhaseError && strings.Contains(st.Reason, "symbolic link")
+	})
+	passes, _, _ := e.runner.snapshot()
+	if len(passes) != 0 {
+		t.Fatalf("a run went through the link: %+v", passes)
+	}
+}

@@ -136,6 +136,9 @@ func (r *Runner) Pass(ctx context.Context, req watchers.PassRequest) watchers.Pa
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
 	var tools dispatch.Toolbox
+	if err := watchers.RootIsLink(def.Path); err != nil {
+		return failed(err.Error())
+	}
 	if _, err := os.ReadDir(def.Path); err != nil {
 		in.FolderUnreadable = err
 	} else {

@@ -172,8 +172,8 @@ func (e *Engine) safely(f func()) {
 // changed while it was off is not replayed as new work.
 func (e *Engine) start(ctx context.Context, fresh bool) {
 	e.setPhase(PhaseStarting, "")
-	if fi, err := os.Lstat(e.def.Path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		e.fail(fmt.Errorf("folder %s has been replaced by a symbolic link; tend does not follow it (put the folder back, or point the watcher at the real folder)", e.def.Path))
+	if err := RootIsLink(e.def.Path); err != nil {
+		e.fail(err)
 		e.arm(timerRetry, 5*time.Second)
 		return
 	}
@@ -403,6 +403,16 @@ func (e *Engine) onNotice(n events.Notice) {
 	}
 }
 
+// RootIsLink returns an error when the watched folder itself has been
+// replaced by a symbolic link: tend never follows it (it could lead
+// anywhere the model should not reach).
+func RootIsLink(root string) error {
+	if fi, err := os.Lstat(root); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("folder %s has been replaced by a symbolic link; tend does not follow it (put the folder back, or point the watcher at the real folder)", root)
+	}
+	return nil
+}
+
 // drainNotices takes in the notices the event source has already queued,
 // without waiting for more.
 func (e *Engine) drainNotices() {
@@ -435,6 +445,10 @@ func relPath(root, p string) (string, bool) {
 
 // refresh folds the paths seen since the last look into the live tree.
 func (e *Engine) refresh(ctx context.Context) error {
+	if err := RootIsLink(e.def.Path); err != nil {
+		e.arm(timerRetry, 5*time.Second) // start() checks again, and watches again once it is back
+		return err
+	}
 	if e.src == nil {
 		// No event source (a paused watcher, or one whose source ended):
 		// nothing tells us what changed, so look at everything.
