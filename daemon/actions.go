@@ -71,6 +71,9 @@ func (d *Daemon) add(ctx context.Context, def watchers.Definition) (*watchers.De
 		return nil, err
 	}
 	def.Path = p
+	if err := d.cfg.Home.RefuseFolder(p); err != nil {
+		return nil, &userError{err.Error()}
+	}
 	if d.nameTaken(def.Name, "") {
 		return nil, userErrorf("a watcher named %q already exists: choose another --name", def.Name)
 	}
@@ -140,6 +143,9 @@ func (d *Daemon) edit(ctx context.Context, ref string, patch map[string]any) (*w
 	def.ID, def.CreatedAt = old.ID, old.CreatedAt
 	if def.Path, err = checkFolder(def.Path); err != nil {
 		return nil, err
+	}
+	if err := d.cfg.Home.RefuseFolder(def.Path); err != nil {
+		return nil, &userError{err.Error()}
 	}
 	if d.nameTaken(def.Name, def.ID) {
 		return nil, userErrorf("a watcher named %q already exists", def.Name)
