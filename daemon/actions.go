@@ -80,7 +80,14 @@ func (d *Daemon) add(ctx context.Context, def watchers.Definition) (*watchers.De
 	now := d.cfg.Clock.Now().UTC().Truncate(time.Second)
 	def.ID = uuid.NewString()
 	def.CreatedAt, def.UpdatedAt = now, now
-	return d.commit(ctx, &def, d.checkOverlap, checkNeedsSchedule)
+	if err := d.copyCheckScript(&def); err != nil {
+		return nil, err
+	}
+	out, err := d.commit(ctx, &def, d.checkOverlap, checkNeedsSchedule)
+	if err != nil {
+		d.removeScripts(def.ID)
+	}
+	return out, err
 }
 
 // commit validates a definition, runs the checks that only add and edit
@@ -160,6 +167,12 @@ func (d *Daemon) edit(ctx context.Context, ref string, patch map[string]any) (*w
 		checks = append(checks, checkNeedsSchedule)
 	}
 	def.UpdatedAt = d.cfg.Clock.Now().UTC().Truncate(time.Second)
+	if hasKey(patch, "check") {
+		// a fresh copy of a script in the folder (see copyCheckScript)
+		if err := d.copyCheckScript(&def); err != nil {
+			return nil, err
+		}
+	}
 	return d.commit(ctx, &def, checks...)
 }
 
@@ -208,6 +221,7 @@ func (d *Daemon) remove(ctx context.Context, ref string) error {
 	d.wound(def.ID) // its last state write is done before the files go
 	d.mu.Lock()
 	watchers.StateFiles{Dir: d.cfg.Home.State(), ID: def.ID}.Remove()
+	d.removeScripts(def.ID)
 	return nil
 }
 
