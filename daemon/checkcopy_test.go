@@ -94,7 +94,7 @@ func TestCheckScriptCopyRewritesTheCommand(t *testing.T) {
 		{"test -e c.sh", func(string) string { return "test -e c.sh" }},
 	}
 	for i, c := range cases {
-		def := e.add(watchers.Definition{Name: "c" + string(rune('a'+i)), Path: dir, Schedule: "every 1h", Check: c.check})
+		def := e.add(watchers.Definition{Name: "c" + string(rune('a'+i)), Path: dir, Schedule: "every 1h", Check: c.check, AllowOverlap: true})
 		if want := c.want(def.ID); def.Check != want {
 			t.Errorf("--check %q is stored as %q, want %q", c.check, def.Check, want)
 		}
