@@ -71,13 +71,23 @@ func (d *Daemon) add(ctx context.Context, def watchers.Definition) (*watchers.De
 		return nil, err
 	}
 	def.Path = p
+	if err := d.cfg.Home.RefuseFolder(p); err != nil {
+		return nil, &userError{err.Error()}
+	}
 	if d.nameTaken(def.Name, "") {
 		return nil, userErrorf("a watcher named %q already exists: choose another --name", def.Name)
 	}
 	now := d.cfg.Clock.Now().UTC().Truncate(time.Second)
 	def.ID = uuid.NewString()
 	def.CreatedAt, def.UpdatedAt = now, now
-	return d.commit(ctx, &def, d.checkOverlap, checkNeedsSchedule)
+	if err := d.copyCheckScript(&def); err != nil {
+		return nil, err
+	}
+	out, err := d.commit(ctx, &def, d.checkOverlap, checkNeedsSchedule)
+	if err != nil {
+		d.removeScripts(def.ID)
+	}
+	return out, err
 }
 
 // commit validates a definition, runs the checks that only add and edit
@@ -141,6 +151,9 @@ func (d *Daemon) edit(ctx context.Context, ref string, patch map[string]any) (*w
 	if def.Path, err = checkFolder(def.Path); err != nil {
 		return nil, err
 	}
+	if err := d.cfg.Home.RefuseFolder(def.Path); err != nil {
+		return nil, &userError{err.Error()}
+	}
 	if d.nameTaken(def.Name, def.ID) {
 		return nil, userErrorf("a watcher named %q already exists", def.Name)
 	}
@@ -154,6 +167,12 @@ func (d *Daemon) edit(ctx context.Context, ref string, patch map[string]any) (*w
 		checks = append(checks, checkNeedsSchedule)
 	}
 	def.UpdatedAt = d.cfg.Clock.Now().UTC().Truncate(time.Second)
+	if hasKey(patch, "check") {
+		// a fresh copy of a script in the folder (see copyCheckScript)
+		if err := d.copyCheckScript(&def); err != nil {
+			return nil, err
+		}
+	}
 	return d.commit(ctx, &def, checks...)
 }
 
@@ -202,6 +221,7 @@ func (d *Daemon) remove(ctx context.Context, ref string) error {
 	d.wound(def.ID) // its last state write is done before the files go
 	d.mu.Lock()
 	watchers.StateFiles{Dir: d.cfg.Home.State(), ID: def.ID}.Remove()
+	d.removeScripts(def.ID)
 	return nil
 }
 

@@ -99,6 +99,10 @@ func (d *Daemon) guard(next http.Handler) http.Handler {
 			http.Error(w, "tend serves loopback clients only", http.StatusForbidden)
 			return
 		}
+		if !d.loopbackHost(r.Host) {
+			http.Error(w, "421: tend answers only to 127.0.0.1, localhost or [::1] with its own port; open the viewer with `tend open`", http.StatusMisdirectedRequest)
+			return
+		}
 		tok := ""
 		if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
 			tok = strings.TrimPrefix(h, "Bearer ")
@@ -123,4 +127,24 @@ func (d *Daemon) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// loopbackHost reports whether a request's Host header names the viewer
+// itself: a loopback name with the port it listens on. A web page whose
+// own name was pointed at 127.0.0.1 (DNS rebinding) sends its own name,
+// and is turned away before it could use a cookie or a token.
+func (d *Daemon) loopbackHost(hostport string) bool {
+	_, port, err := net.SplitHostPort(d.httpAddr)
+	if err != nil {
+		return false
+	}
+	h, p, err := net.SplitHostPort(hostport)
+	if err != nil || p != port {
+		return false
+	}
+	switch strings.ToLower(h) {
+	case "127.0.0.1", "localhost", "::1":
+		return true
+	}
+	return false
 }

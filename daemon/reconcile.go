@@ -37,6 +37,13 @@ func (d *Daemon) reconcileLocked(ctx context.Context) {
 	d.problems = problems
 	d.defs = defs
 	excludes := nestedExcludes(defs)
+	for _, def := range defs {
+		// tend's own files never reach the fingerprint, events or prompts
+		if own := d.cfg.Home.Own(def.Path); len(own) > 0 {
+			excludes[def.ID] = append(excludes[def.ID], own...)
+			sort.Strings(excludes[def.ID])
+		}
+	}
 	want := map[string]*watchers.Definition{}
 	for _, def := range defs {
 		if !def.IsTemplate() {
@@ -82,6 +89,12 @@ func idOf(err error) string {
 // startEngine starts a watcher's engine once prev (the engine it
 // replaces, if any) has stopped, so two engines never share its files.
 func (d *Daemon) startEngine(ctx context.Context, def *watchers.Definition, raw string, exclude []string, prev <-chan struct{}) {
+	if err := d.cfg.Home.RefuseFolder(def.Path); err != nil {
+		// A definition written by hand (add and edit refuse these).
+		d.log.Error("watcher folder refused", "watcher", def.Name, "err", err)
+		d.publish(def, watchers.State{ID: def.ID, Phase: watchers.PhaseError, Reason: err.Error()})
+		return
+	}
 	var trig *watchers.Triggers
 	if d.cfg.Triggers != nil {
 		t, err := d.cfg.Triggers(def)

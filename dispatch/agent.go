@@ -180,22 +180,25 @@ func (a *agent) loop(parent, run context.Context, p Provider) error {
 		a.tr.CompletionTokens += reply.CompletionTokens
 		msg := reply.Message
 		msg.Role = RoleAssistant
+		huge := dropHugeArgs(msg.ToolCalls)
 		a.add(msg, round)
 		if len(msg.ToolCalls) == 0 {
 			a.tr.Outcome = OutcomeDone
 			a.tr.Reason = "the model finished"
 			return nil
 		}
-		for _, call := range msg.ToolCalls {
+		for i, call := range msg.ToolCalls {
 			if a.interrupted(parent, run) {
 				return nil
 			}
-			a.runTool(run, call, round)
+			a.runTool(run, call, round, huge[i])
 		}
 	}
 }
 
-func (a *agent) runTool(ctx context.Context, call ToolCall, round int) {
+// runTool runs one call; tooLarge > 0 is the size of arguments that were
+// too large and are refused.
+func (a *agent) runTool(ctx context.Context, call ToolCall, round int, tooLarge int) {
 	rec := ToolCallRecord{ID: call.ID, Name: call.Name, Args: call.Arguments}
 	if a.opts.OnEvent != nil {
 		r := rec
@@ -211,6 +214,8 @@ func (a *agent) runTool(ctx context.Context, call ToolCall, round int) {
 		err = errors.New("no tools are available in this run")
 	case !a.known(call.Name):
 		err = fmt.Errorf("unknown tool %q; the tools are: %s", call.Name, a.toolNames())
+	case tooLarge > 0:
+		err = fmt.Errorf("the arguments are %d bytes, too large: a tool call may carry at most %s; write a large file in parts (file_write, then file_edit)", tooLarge, sizeText(MaxToolArgs))
 	case len(call.Arguments) > 0 && !json.Valid(call.Arguments):
 		err = errors.New("the arguments are not valid JSON: send a JSON object")
 	default:
@@ -232,6 +237,26 @@ func (a *agent) runTool(ctx context.Context, call ToolCall, round int) {
 		a.opts.OnEvent(Event{Kind: EventToolResult, Round: round, Tool: &r})
 	}
 	a.add(Message{Role: RoleTool, Content: rec.Result, ToolCallID: call.ID, ToolName: call.Name}, round)
+}
+
+// tooLargeArgs stands for refused arguments in the transcript, the
+// history and the conversation sent back, which then stay small.
+func tooLargeArgs(n int) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"refused":"arguments of %d bytes, too large"}`, n))
+}
+
+// dropHugeArgs replaces oversized arguments by a short note, keeping only
+// their size (returned per call, 0 for the others), so they are neither
+// run nor kept in the conversation.
+func dropHugeArgs(calls []ToolCall) []int {
+	sizes := make([]int, len(calls))
+	for i, c := range calls {
+		if len(c.Arguments) > MaxToolArgs {
+			sizes[i] = len(c.Arguments)
+			calls[i].Arguments = tooLargeArgs(sizes[i])
+		}
+	}
+	return sizes
 }
 
 func (a *agent) known(name string) bool {

@@ -18,6 +18,7 @@ const (
 	FailServer        = "server"          // 5xx or another unexpected status
 	FailMalformed     = "malformed"       // the stream could not be read
 	FailCanceled      = "canceled"        // the context ended
+	FailTooLong       = "too-long"        // the answer passed MaxAnswerText (or another bound)
 )
 
 // ProviderError is a failure of the model provider (as opposed to a tool

@@ -138,9 +138,14 @@ func (p *ollamaProvider) Chat(ctx context.Context, msgs []Message, tools []ToolS
 		start   = p.now()
 	)
 	reply.Message.Role = RoleAssistant
+	budget := answerBudget{provider: KindOllama}
+	var cut error
 	err := p.client.Chat(ctx, req, func(r api.ChatResponse) error {
 		if reply.FirstByte == 0 {
 			reply.FirstByte = max(p.now().Sub(start), 1)
+		}
+		if cut = budget.add(len(r.Message.Content), 0); cut != nil {
+			return cut // stops the client reading the stream
 		}
 		content.WriteString(r.Message.Content)
 		for _, tc := range r.Message.ToolCalls {
@@ -152,6 +157,9 @@ func (p *ollamaProvider) Chat(ctx context.Context, msgs []Message, tools []ToolS
 			if err != nil {
 				return fmt.Errorf("malformed tool call arguments: %w", err)
 			}
+			if cut = budget.add(0, len(args)); cut != nil {
+				return cut
+			}
 			reply.Message.ToolCalls = append(reply.Message.ToolCalls, ToolCall{ID: id, Name: tc.Function.Name, Arguments: args})
 		}
 		if r.Done {
@@ -161,6 +169,9 @@ func (p *ollamaProvider) Chat(ctx context.Context, msgs []Message, tools []ToolS
 		}
 		return nil
 	})
+	if cut != nil {
+		return Reply{}, cut
+	}
 	if err != nil {
 		return Reply{}, p.wrap(ctx, err)
 	}

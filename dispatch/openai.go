@@ -36,7 +36,7 @@ func newOpenAI(ctx context.Context, cfg ProviderConfig, keys KeyStore, log *slog
 	if p.base == "" {
 		p.base = DefaultOpenAIBaseURL
 	}
-	opts := []option.RequestOption{option.WithBaseURL(p.base), option.WithMaxRetries(1)}
+	opts := []option.RequestOption{option.WithBaseURL(p.base), option.WithMaxRetries(1), option.WithMiddleware(limitEvents)}
 	if keys != nil {
 		key, err := keys.Get(p.keyName)
 		switch {
@@ -91,6 +91,7 @@ func (p *openaiProvider) Chat(ctx context.Context, msgs []Message, tools []ToolS
 		calls    = map[int64]*partialCall{}
 		finished bool
 		chunks   int
+		budget   = answerBudget{provider: KindOpenAI}
 	)
 	for stream.Next() {
 		ch := stream.Current()
@@ -105,6 +106,13 @@ func (p *openaiProvider) Chat(ctx context.Context, msgs []Message, tools []ToolS
 		for _, c := range ch.Choices {
 			if c.Index != 0 {
 				continue
+			}
+			args := 0
+			for _, d := range c.Delta.ToolCalls {
+				args += len(d.Function.Arguments)
+			}
+			if err := budget.add(len(c.Delta.Content), args); err != nil {
+				return Reply{}, err // the deferred Close stops the stream
 			}
 			content.WriteString(c.Delta.Content)
 			for _, d := range c.Delta.ToolCalls {
@@ -135,6 +143,15 @@ func (p *openaiProvider) Chat(ctx context.Context, msgs []Message, tools []ToolS
 	return reply, nil
 }
 
+// limitEvents bounds each event of a streamed answer (see maxStreamEvent).
+func limitEvents(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err == nil && res.Body != nil && strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		res.Body = &eventLimiter{rc: res.Body, max: maxStreamEvent}
+	}
+	return res, err
+}
+
 type partialCall struct {
 	id, name string
 	args     strings.Builder
@@ -163,6 +180,9 @@ func assembleCalls(calls map[int64]*partialCall) []ToolCall {
 }
 
 func (p *openaiProvider) wrap(ctx context.Context, err error) error {
+	if errors.Is(err, errAnswerTooLong) {
+		return tooLong(KindOpenAI, "one stream event", maxStreamEvent)
+	}
 	err = redact(err, p.key)
 	pe := &ProviderError{Provider: KindOpenAI, Err: err}
 	var ae *openai.Error

@@ -146,6 +146,7 @@ func (r *Runner) Pass(ctx context.Context, req watchers.PassRequest) watchers.Pa
 			DryRun: req.DryRun, Trash: r.cfg.Trash, BackupDir: r.runDir(def.ID, req.RunID), Now: r.cfg.Clock.Now,
 			StepHook:       r.cfg.StepHook,
 			AllowHardLinks: def.AllowHardLinks,
+			Deny:           r.cfg.Home.Own(def.Path), // TEND_HOME and the program, when the folder holds them
 		})
 		if err != nil {
 			return failed(err.Error())

@@ -34,6 +34,12 @@ type Options struct {
 	// more than one hard link. Off, such a file is refused: its content is
 	// shared with another name, which may lie outside the folder.
 	AllowHardLinks bool
+	// Deny are tend's own files inside the folder (TEND_HOME, the tend
+	// program), as slash paths relative to the folder with symlinks
+	// resolved. No tool reaches a path equal to or beneath one, by any
+	// spelling or link, or moves, copies or deletes a folder holding one;
+	// listings leave them out.
+	Deny []string
 }
 
 func (o Options) now() time.Time {
@@ -94,6 +100,7 @@ func New(root string, ledger *Ledger, opts Options) (*Box, error) {
 	if err != nil {
 		return nil, err
 	}
+	fs.deny = cleanDeny(opts.Deny)
 	if ledger == nil {
 		ledger = NewLedger("", "")
 	}
@@ -187,7 +194,11 @@ func (b *Box) rel(tool, what, p string, required bool) (string, error) {
 	if required && strings.TrimSpace(p) == "" {
 		return "", toolErrf("%s needs %q: the arguments must be a JSON object %s", tool, what, argShape[tool])
 	}
-	return cleanPath(b.roots, p)
+	rel, err := cleanPath(b.roots, p)
+	if err == nil && b.fs.denied(rel) {
+		return "", describeErr(rel, errTendOwn)
+	}
+	return rel, err
 }
 
 // record adds a dry-run effect to the ledger.
@@ -317,6 +328,10 @@ func (b *Box) mkdirAll(rel string) (int, []string, error) {
 			}
 			continue
 		}
+		if err := b.refuseEntry(fd, c, prefix); err != nil {
+			unix.Close(fd)
+			return -1, made, err
+		}
 		created := false
 		_, err = b.step(Effect{Op: OpMkdir, Path: prefix}, Meta{Exists: true, Kind: "dir"}, fmt.Sprintf("creating folder %q", prefix),
 			func(e Effect) (Effect, error) {
@@ -342,6 +357,22 @@ func (b *Box) mkdirAll(rel string) (int, []string, error) {
 		}
 	}
 	return fd, made, nil
+}
+
+// refuseEntry fails when the entry name inside dirfd (rel, as the model
+// spelled it) is one of tend's own paths.
+func (b *Box) refuseEntry(dirfd int, name, rel string) error {
+	if len(b.fs.deny) == 0 {
+		return nil
+	}
+	real, err := b.fs.entryReal(dirfd, name)
+	if err == nil && b.fs.denied(real) {
+		err = errTendOwn
+	}
+	if err != nil {
+		return describeErr(rel, err)
+	}
+	return nil
 }
 
 // inDryDir reports whether rel lies in a folder only planned by a dry run.

@@ -64,6 +64,8 @@ func describeErr(rel string, err error) error {
 	}
 	p := dotted(rel) // quoted with %q below, which escapes what needs it
 	switch {
+	case errors.Is(err, errTendOwn):
+		return toolErrf("%q is (or is in, or holds) tend's own files (its settings, check scripts or program); the tools cannot reach them: leave that path alone", p)
 	case errors.Is(err, unix.EXDEV):
 		return toolErrf("path %q leads outside the watched folder (through a symbolic link or \"..\"); only paths inside the folder can be used", p)
 	case errors.Is(err, unix.ENOENT):

@@ -17,7 +17,7 @@ type openat2Func func()
 // seekData and seekHole find the extents of sparse files.
 const seekData, seekHole = unix.SEEK_DATA, unix.SEEK_HOLE
 
-func (r *fsRoot) open(rel string, flags int, mode uint32) (int, error) {
+func (r *fsRoot) resolve(rel string, flags int, mode uint32) (int, error) {
 	return walkOpen(r.fd, rel, flags|unix.O_CLOEXEC, mode)
 }
 

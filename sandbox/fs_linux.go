@@ -17,10 +17,10 @@ type openat2Func func(dirfd int, path string, how *unix.OpenHow) (int, error)
 // seekData and seekHole find the extents of sparse files.
 const seekData, seekHole = unix.SEEK_DATA, unix.SEEK_HOLE
 
-// open opens rel (relative to the root, "" for the root) with flags. Links
+// resolve opens rel (relative to the root, "" for the root) with flags. Links
 // are followed only while they stay inside the root, and the last component
 // is not followed when flags holds O_NOFOLLOW.
-func (r *fsRoot) open(rel string, flags int, mode uint32) (int, error) {
+func (r *fsRoot) resolve(rel string, flags int, mode uint32) (int, error) {
 	flags |= unix.O_CLOEXEC
 	if !r.forceWalk && !r.noOpenat2.Load() {
 		how := unix.OpenHow{

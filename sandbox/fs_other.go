@@ -12,7 +12,7 @@ type openat2Func func()
 // seekData < 0: sparse files are copied whole here.
 const seekData, seekHole = -1, -1
 
-func (r *fsRoot) open(rel string, flags int, mode uint32) (int, error) {
+func (r *fsRoot) resolve(rel string, flags int, mode uint32) (int, error) {
 	return walkOpen(r.fd, rel, flags|unix.O_CLOEXEC, mode)
 }
 

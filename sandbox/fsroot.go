@@ -21,6 +21,7 @@ type fsRoot struct {
 	// openat2 is the system call, replaceable so tests can play a kernel or
 	// a seccomp filter that refuses it; nil means unix.Openat2.
 	openat2 openat2Func
+	deny    []string // tend's own paths, relative (see Options.Deny)
 }
 
 func openRoot(resolved string) (*fsRoot, error) {
@@ -41,6 +42,24 @@ func (r *fsRoot) abs(rel string) string {
 	return strings.TrimSuffix(r.path, "/") + "/" + rel
 }
 
+// open opens rel with flags (see resolve) and refuses what lands on one of
+// tend's own paths, whichever links led there.
+func (r *fsRoot) open(rel string, flags int, mode uint32) (int, error) {
+	fd, err := r.resolve(rel, flags, mode)
+	if err != nil || len(r.deny) == 0 {
+		return fd, err
+	}
+	real, err := r.realRel(fd)
+	if err == nil && r.denied(real) {
+		err = errTendOwn
+	}
+	if err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
 // openDir returns a handle on the folder rel, following links inside.
 func (r *fsRoot) openDir(rel string) (int, error) {
 	return r.open(rel, oPath|unix.O_DIRECTORY, 0)
@@ -56,7 +75,20 @@ func (r *fsRoot) openParent(rel string) (int, string, error) {
 	parent, base := splitRel(rel)
 	fd, err := r.openDir(parent)
 	if err != nil {
+		if errors.Is(err, errTendOwn) {
+			return -1, "", describeErr(rel, err)
+		}
 		return -1, "", describeErr(parent, err)
+	}
+	if len(r.deny) > 0 {
+		real, err := r.realRel(fd)
+		if err == nil && r.denied(joinRel(real, base)) {
+			err = errTendOwn
+		}
+		if err != nil {
+			unix.Close(fd)
+			return -1, "", describeErr(rel, err)
+		}
 	}
 	return fd, base, nil
 }

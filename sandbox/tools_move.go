@@ -57,6 +57,10 @@ func (b *Box) prepareTransfer(tool string, raw json.RawMessage) (*transfer, erro
 	if t.srcfd, t.sbase, err = b.fs.openParent(src); err != nil {
 		return nil, err
 	}
+	if err := b.fs.refuseHolder(t.srcfd, t.sbase); err != nil {
+		t.close()
+		return nil, describeErr(src, err)
+	}
 	if t.before, err = metaAt(t.srcfd, t.sbase, true); err != nil {
 		t.close()
 		return nil, describeErr(src, err)
@@ -73,7 +77,7 @@ func (b *Box) prepareTransfer(tool string, raw json.RawMessage) (*transfer, erro
 	if fd, err := b.fs.openDir(dst); err == nil {
 		unix.Close(fd)
 		dst = joinRel(dst, t.sbase)
-	} else if errors.Is(err, unix.EXDEV) {
+	} else if errors.Is(err, unix.EXDEV) || errors.Is(err, errTendOwn) {
 		t.close()
 		return nil, describeErr(dst, err)
 	}
@@ -93,6 +97,10 @@ func (b *Box) prepareTransfer(tool string, raw json.RawMessage) (*transfer, erro
 		return nil, err
 	}
 	if t.dstfd >= 0 {
+		if err := b.refuseEntry(t.dstfd, dbase, dst); err != nil {
+			t.close()
+			return nil, err
+		}
 		if t.toMeta, err = metaAt(t.dstfd, dbase, false); err != nil {
 			t.close()
 			return nil, describeErr(dst, err)
@@ -215,6 +223,9 @@ func (b *Box) fileDelete(_ context.Context, raw json.RawMessage) (string, error)
 	defer unix.Close(dirfd)
 	if err := b.checkLinks(rel, before); err != nil {
 		return "", err
+	}
+	if err := b.fs.refuseHolder(dirfd, base); err != nil {
+		return "", describeErr(rel, err)
 	}
 	if b.opts.DryRun {
 		b.record(Effect{Op: OpDelete, Path: rel, Before: before})

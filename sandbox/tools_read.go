@@ -159,8 +159,8 @@ func (b *Box) fileTree(ctx context.Context, raw json.RawMessage) (string, error)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s/\n", shown(rel))
 	count, truncated := 0, false
-	var tree func(dirfd int, depth int) error
-	tree = func(dirfd int, depth int) error {
+	var tree func(dirfd int, real string, depth int) error
+	tree = func(dirfd int, real string, depth int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -168,6 +168,13 @@ func (b *Box) fileTree(ctx context.Context, raw json.RawMessage) (string, error)
 		if err != nil {
 			return err
 		}
+		shownNames := names[:0]
+		for _, n := range names {
+			if !b.fs.hidden(real, n) {
+				shownNames = append(shownNames, n)
+			}
+		}
+		names = shownNames
 		indent := strings.Repeat("  ", depth+1)
 		for i, name := range names {
 			if count >= treeMaxEntries {
@@ -187,7 +194,7 @@ func (b *Box) fileTree(ctx context.Context, raw json.RawMessage) (string, error)
 				if err != nil {
 					continue
 				}
-				err = tree(cfd, depth+1)
+				err = tree(cfd, joinRel(real, name), depth+1)
 				unix.Close(cfd)
 				if err != nil {
 					return err
@@ -201,7 +208,11 @@ func (b *Box) fileTree(ctx context.Context, raw json.RawMessage) (string, error)
 		return "", err
 	}
 	defer unix.Close(fd)
-	if err := tree(fd, 0); err != nil {
+	start, err := b.listedReal(fd, rel)
+	if err != nil {
+		return "", err
+	}
+	if err := tree(fd, start, 0); err != nil {
 		return "", describeErr(rel, err)
 	}
 	if truncated {

@@ -44,6 +44,9 @@ func (b *Box) fileWrite(_ context.Context, raw json.RawMessage) (string, error) 
 	}
 	if dirfd >= 0 {
 		defer unix.Close(dirfd)
+		if err := b.refuseEntry(dirfd, base, rel); err != nil {
+			return "", err
+		}
 	}
 	var before Meta
 	if dirfd >= 0 {

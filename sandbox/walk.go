@@ -36,9 +36,13 @@ func (b *Box) walk(ctx context.Context, rel string, maxDepth int, visit func(wal
 		return err
 	}
 	defer unix.Close(fd)
+	start, err := b.listedReal(fd, rel)
+	if err != nil {
+		return err
+	}
 	stop := false
-	var rec func(dirfd int, dir string, depth int) error
-	rec = func(dirfd int, dir string, depth int) error {
+	var rec func(dirfd int, dir, real string, depth int) error
+	rec = func(dirfd int, dir, real string, depth int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -47,6 +51,9 @@ func (b *Box) walk(ctx context.Context, rel string, maxDepth int, visit func(wal
 			return nil // unreadable folder: skipped
 		}
 		for _, name := range names {
+			if b.fs.hidden(real, name) {
+				continue
+			}
 			e := statEntry(dirfd, name)
 			e.rel = joinRel(dir, name)
 			if !visit(e) {
@@ -58,7 +65,7 @@ func (b *Box) walk(ctx context.Context, rel string, maxDepth int, visit func(wal
 				if err != nil {
 					continue
 				}
-				err = rec(cfd, e.rel, depth+1)
+				err = rec(cfd, e.rel, joinRel(real, name), depth+1)
 				unix.Close(cfd)
 				if err != nil || stop {
 					return err
@@ -67,7 +74,20 @@ func (b *Box) walk(ctx context.Context, rel string, maxDepth int, visit func(wal
 		}
 		return nil
 	}
-	return rec(fd, rel, 0)
+	return rec(fd, rel, start, 0)
+}
+
+// listedReal is the real relative path of a folder opened for listing,
+// needed only to leave tend's own files out.
+func (b *Box) listedReal(fd int, rel string) (string, error) {
+	if len(b.fs.deny) == 0 {
+		return "", nil
+	}
+	real, err := b.fs.realRel(fd)
+	if err != nil {
+		return "", describeErr(rel, err)
+	}
+	return real, nil
 }
 
 // openListable opens the folder rel for listing, explaining a file given

@@ -119,7 +119,7 @@ func BuildTriggers(def *Definition, deps TriggerDeps) (*Triggers, error) {
 			if err != nil {
 				return nil, fmt.Errorf("tail: %w", err)
 			}
-			f, err := tail.New(tail.Config{Path: abs, OK: ok, Fail: fail, Silence: time.Duration(tl.SilenceSeconds) * time.Second})
+			f, err := tail.New(tail.Config{Path: abs, Root: def.Path, OK: ok, Fail: fail, Silence: time.Duration(tl.SilenceSeconds) * time.Second})
 			if err != nil {
 				return nil, fmt.Errorf("tail: %w", err)
 			}

@@ -21,7 +21,16 @@ func newAddCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "add PATH --name N --instructions TEXT",
 		Short: "Watch a folder with plain-language instructions (no PATH with --template: a template)",
-		Args:  cobra.MaximumNArgs(1),
+		Long: `Watch a folder with plain-language instructions (no PATH with --template: a template).
+
+The model works on the folder with file tools and is treated as untrusted:
+a watcher on / or on TEND_HOME (or a folder inside it) is refused, and a
+folder that holds TEND_HOME or the tend program is watched with them left
+out. A --check script that lies inside the folder is copied into
+TEND_HOME/checks when the watcher is added (and again by ` + "`tend edit --check`" + `);
+the copy runs, with the command's other arguments, so nothing the model
+writes in the folder is ever run as the check.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := signalContext()
 			defer cancel()

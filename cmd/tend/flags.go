@@ -44,7 +44,9 @@ func (f *watcherFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.settle, "settle", 0, "seconds to let the folder settle after a run (default 2, 0 = none)")
 	fl.IntVar(&f.maxIterations, "max-iterations", 0, "passes per run at most (default 5)")
 	fl.StringVar(&f.schedule, "schedule", "", "also run on a schedule: 'every 5m', 'daily 09:00 mon,thu', 'hourly :15,:45', …")
-	fl.StringVar(&f.check, "check", "", "script check run on the schedule (needs --schedule); its output goes to the model")
+	fl.StringVar(&f.check, "check", "", "shell command run on the schedule (needs --schedule), in the folder; its output goes to the model. "+
+		"A script inside the folder (./check.sh ARGS, or sh|bash|python3… ./check.sh ARGS) is copied into TEND_HOME and the copy runs, "+
+		"so the model, which can write the folder, cannot change it; after editing the script, give --check again with `tend edit`")
 	fl.IntVar(&f.checkTimeout, "check-timeout", 0, "seconds a check may run (default 120, at most 1800)")
 	fl.StringVar(&f.skill, "skill", "", "named instruction template from TEND_HOME/skills/NAME.md")
 	fl.StringVar(&f.tail, "tail", "", "log file inside the folder to follow for verdicts")

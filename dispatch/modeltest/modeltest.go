@@ -79,6 +79,13 @@ type Response struct {
 	// a client that gives up first gets nothing, as with Hang. Tests use
 	// it to act while a request is in flight.
 	Wait <-chan struct{}
+	// Flood, when > 0, streams that many bytes of answer text (in large
+	// chunks) before the usual end, as a hostile or broken server would;
+	// it stops early when the client goes away. Server.Sent counts what
+	// was written. FloodOneEvent (OpenAI only) sends the flood as "data:"
+	// lines of one server-sent event that never ends.
+	Flood         int64
+	FloodOneEvent bool
 	// Token counts reported at the end; 0 means a rough estimate.
 	PromptTokens     int
 	CompletionTokens int
@@ -157,6 +164,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	requests []Request
+	sent     int64
 }
 
 func newServer(t testing.TB, script Script, cfg config, mux func(*Server) http.Handler) *Server {
@@ -196,6 +204,38 @@ func (s *Server) Calls() int {
 	defer s.mu.Unlock()
 	return len(s.requests)
 }
+
+// Sent returns how many bytes of flood text the server managed to write
+// (see Response.Flood).
+func (s *Server) Sent() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sent
+}
+
+// flood writes n bytes of text through send, in pieces of floodChunk,
+// until done or the client is gone (send reports false).
+func (s *Server) flood(r *http.Request, n int64, send func(piece string) bool) {
+	piece := strings.Repeat("flood ", floodChunk/6)
+	for n > 0 {
+		if r.Context().Err() != nil {
+			return
+		}
+		p := piece
+		if int64(len(p)) > n {
+			p = p[:n]
+		}
+		if !send(p) {
+			return
+		}
+		s.mu.Lock()
+		s.sent += int64(len(p))
+		s.mu.Unlock()
+		n -= int64(len(p))
+	}
+}
+
+const floodChunk = 4096
 
 func (s *Server) record(r Request) Response {
 	s.mu.Lock()

@@ -164,11 +164,14 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(200)
 	flusher, _ := w.(http.Flusher)
 	enc := json.NewEncoder(w)
-	send := func(v any) {
-		_ = enc.Encode(v)
+	send := func(v any) bool {
+		if err := enc.Encode(v); err != nil {
+			return false
+		}
 		if flusher != nil {
 			flusher.Flush()
 		}
+		return true
 	}
 	chunk := func(msg map[string]any) map[string]any {
 		return map[string]any{"model": body.Model, "created_at": ollamaEpoch.Format(time.RFC3339Nano), "message": msg, "done": false}
@@ -183,6 +186,9 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 			_, _ = w.Write([]byte("{\"model\": \"" + body.Model + "\", \"message\": {\"role\": \"assist\n"))
 			return
 		}
+	}
+	if resp.Flood > 0 {
+		s.flood(r, resp.Flood, func(p string) bool { return send(chunk(map[string]any{"role": "assistant", "content": p})) })
 	}
 	for _, c := range calls {
 		send(chunk(map[string]any{"role": "assistant", "content": "", "tool_calls": []any{c}}))

@@ -171,17 +171,20 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(200)
 	flusher, _ := w.(http.Flusher)
-	event := func(data string) {
-		_, _ = fmt.Fprintf(w, "data: %s\n\n", data)
+	event := func(data string) bool {
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", data); err != nil {
+			return false
+		}
 		if flusher != nil {
 			flusher.Flush()
 		}
+		return true
 	}
-	chunk := func(delta map[string]any, reason any) {
+	chunk := func(delta map[string]any, reason any) bool {
 		b, _ := json.Marshal(map[string]any{"id": id, "object": "chat.completion.chunk", "created": 1767225600, "model": body.Model,
 			"system_fingerprint": "fp_modeltest",
 			"choices":            []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": reason}}})
-		event(string(b))
+		return event(string(b))
 	}
 	chunk(map[string]any{"role": "assistant", "content": ""}, nil)
 	if resp.Malformed {
@@ -191,10 +194,21 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	for _, p := range split(resp.Text, 8) {
 		chunk(map[string]any{"content": p}, nil)
 	}
+	switch {
+	case resp.Flood > 0 && resp.FloodOneEvent:
+		s.flood(r, resp.Flood, func(p string) bool {
+			_, err := fmt.Fprintf(w, "data: %s\n", p)
+			return err == nil
+		})
+	case resp.Flood > 0:
+		s.flood(r, resp.Flood, func(p string) bool { return chunk(map[string]any{"content": p}, nil) })
+	}
 	for i, tc := range resp.ToolCalls {
 		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": callID(i, tc), "type": "function",
 			"function": map[string]any{"name": tc.Name, "arguments": ""}}}}, nil)
-		for _, frag := range split(tc.Arguments, 5) {
+		// Small fragments as real servers send them; large arguments in
+		// about 64 pieces so a test of a huge call stays quick.
+		for _, frag := range split(tc.Arguments, max(5, len(tc.Arguments)/64)) {
 			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": frag}}}}, nil)
 		}
 	}

@@ -139,6 +139,12 @@ func validateExecutable(what, p string) error {
 func firstWord(cmd string) string {
 	for {
 		cmd = strings.TrimLeft(cmd, " \t\n")
+		if cmd != "" && (cmd[0] == '\'' || cmd[0] == '"') {
+			// a quoted program path, which may hold spaces
+			if j := strings.IndexByte(cmd[1:], cmd[0]); j >= 0 {
+				return cmd[1 : 1+j]
+			}
+		}
 		end := strings.IndexAny(cmd, " \t\n;|&<>()")
 		if end == 0 {
 			return string(cmd[0]) // "(" or "{"-like start: a shell construct

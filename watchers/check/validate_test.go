@@ -77,3 +77,22 @@ func TestEffectiveTimeout(t *testing.T) {
 		t.Fatal("EffectiveTimeout wrong")
 	}
 }
+
+// tend runs a stored check script by its quoted path in TEND_HOME, which
+// holds a space on macOS (~/Library/Application Support/tend).
+func TestValidateQuotedPathWithSpaces(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "Application Support")
+	exe := filepath.Join(dir, "run.sh")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\necho ok\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(Spec{Command: "'" + exe + "' --quick", Dir: dir}); err != nil {
+		t.Fatalf("quoted path with a space: %v", err)
+	}
+	if err := Validate(Spec{Command: `"` + filepath.Join(dir, "missing.sh") + `"`, Dir: dir}); err == nil || !strings.Contains(err.Error(), "missing.sh does not exist") {
+		t.Fatalf("a missing quoted path: %v", err)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/tend-agent/tend/internal/beneath"
 )
 
 // Limits on what is kept in memory.
@@ -32,6 +34,7 @@ type Follower struct {
 	last       ring
 	lastGrowth time.Time
 	silenced   bool // a silence verdict was given for the current quiet period
+	linkSeen   bool // a link in the file's place was reported
 }
 
 // New returns a Follower for cfg. Nothing is opened until the first Poll,
@@ -129,9 +132,25 @@ func (t *Follower) openInitial() error {
 	return nil
 }
 
-// open opens the path; a missing file gives (nil, nil, nil).
+// open opens the path; a missing file gives (nil, nil, nil). With a Root,
+// a symbolic link in the way counts as missing (reported once): the model
+// may have put it there to lead the tail out of the folder.
 func (t *Follower) open() (*os.File, os.FileInfo, error) {
-	f, err := os.Open(t.cfg.Path)
+	var f *os.File
+	var err error
+	if t.cfg.Root != "" {
+		f, err = beneath.Open(t.cfg.Root, t.cfg.Path)
+	} else {
+		f, err = os.Open(t.cfg.Path)
+	}
+	if errors.Is(err, beneath.ErrLink) {
+		if t.linkSeen {
+			return nil, nil, nil
+		}
+		t.linkSeen = true
+		return nil, nil, fmt.Errorf("tail file %s is a symbolic link (or is reached through one): tend follows only a regular file inside the folder, never a link, and waits for one", t.cfg.Path)
+	}
+	t.linkSeen = false
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -157,9 +176,9 @@ func (t *Follower) follow(s *scan) error {
 			return err
 		}
 	}
-	fi, err := os.Stat(t.cfg.Path)
+	fi, err := t.stat()
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, beneath.ErrLink):
 		// Deleted or renamed away and not yet replaced: keep the old file
 		// open, its writer may still be appending to it.
 		return nil
@@ -186,6 +205,19 @@ func (t *Follower) follow(s *scan) error {
 	}
 	t.f, t.fi, t.offset = f, nfi, 0
 	return t.drain(s)
+}
+
+// stat describes what is at the path now, opened the way open does.
+func (t *Follower) stat() (os.FileInfo, error) {
+	if t.cfg.Root == "" {
+		return os.Stat(t.cfg.Path)
+	}
+	f, err := beneath.Open(t.cfg.Root, t.cfg.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Stat()
 }
 
 // drain reads the open file from offset to its end.

@@ -48,7 +48,11 @@ type Verdict struct {
 
 // Config describes what to follow and what to look for.
 type Config struct {
-	Path     string         // absolute path of the file
+	Path string // absolute path of the file
+	// Root is the watched folder holding Path. The model can write it, so
+	// when set, Path is opened beneath Root and never through a symbolic
+	// link: a link put in the log's place cannot lead the tail outside.
+	Root     string
 	OK, Fail *regexp.Regexp // either may be nil; Fail is checked first on each line
 	Silence  time.Duration  // 0: no silence verdicts
 	Lines    int            // last lines to keep; 0 means DefaultLines
