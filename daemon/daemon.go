@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -83,6 +84,9 @@ type handle struct {
 	eng     *watchers.Engine
 	cancel  context.CancelFunc
 	done    chan struct{}
+	// retired is set when the engine is told to stop: what it publishes
+	// while winding down must not overwrite its successor's state.
+	retired atomic.Bool
 }
 
 // New checks the config; Run starts the daemon.

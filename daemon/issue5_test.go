@@ -290,16 +290,19 @@ func TestHandEditedBadScheduleErrorsOnlyThatWatcher(t *testing.T) {
 	json.Unmarshal(data, &m)
 	m["schedule"] = "every blue moon"
 	data, _ = json.MarshalIndent(m, "", "  ")
-	if err := os.WriteFile(p, data, 0o600); err != nil {
+	// Written as an editor saves (a new file renamed over the old), so the
+	// daemon never reads a half-written file and loses the watcher's name.
+	if err := os.WriteFile(p+".tmp", data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(p+".tmp", p); err != nil {
 		t.Fatal(err)
 	}
 	e.until("the bad watcher to report its schedule", time.Millisecond, func() bool {
 		st := e.state("bad")
 		return st.Phase == watchers.PhaseError && strings.Contains(st.Reason, "schedule") && strings.Contains(st.Reason, "blue")
 	})
-	if st := e.state("good"); st.Phase != watchers.PhaseIdle {
-		t.Fatalf("the other watcher is %s", st.Phase)
-	}
+	e.until("the other watcher watching", time.Millisecond, func() bool { return e.state("good").Phase == watchers.PhaseIdle })
 	after, _ := os.ReadFile(p)
 	if string(after) != string(data) {
 		t.Fatal("tend rewrote a hand-edited file")

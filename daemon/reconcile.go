@@ -116,10 +116,14 @@ func (d *Daemon) startEngine(ctx context.Context, def *watchers.Definition, raw 
 		Runner:    d.cfg.Runner,
 		Slots:     d.slots,
 		NewSource: d.cfg.NewSource,
-		Publish:   func(st watchers.State) { d.publish(def, st) },
-		NewRunID:  d.newRunID,
-		Triggers:  trig,
-		Recover:   d.recoverHook(),
+		Publish: func(st watchers.State) {
+			if !h.retired.Load() {
+				d.publish(def, st)
+			}
+		},
+		NewRunID: d.newRunID,
+		Triggers: trig,
+		Recover:  d.recoverHook(),
 	})
 	d.engines[def.ID] = h
 	go func() {
@@ -139,6 +143,7 @@ func (d *Daemon) startEngine(ctx context.Context, def *watchers.Definition, raw 
 // stopEngine tells an engine to stop and returns at once: no lock is held
 // while a run winds down. The returned channel closes when it has stopped.
 func (d *Daemon) stopEngine(id string, h *handle) <-chan struct{} {
+	h.retired.Store(true)
 	h.cancel()
 	delete(d.engines, id)
 	d.winding[id] = h.done
