@@ -16,6 +16,7 @@ import (
 
 	"github.com/tend-agent/tend/dispatch"
 	"github.com/tend-agent/tend/dispatch/skill"
+	"github.com/tend-agent/tend/fingerprint"
 	"github.com/tend-agent/tend/internal/clock"
 	"github.com/tend-agent/tend/internal/home"
 	"github.com/tend-agent/tend/sandbox"
@@ -146,7 +147,9 @@ func (r *Runner) Pass(ctx context.Context, req watchers.PassRequest) watchers.Pa
 			DryRun: req.DryRun, Trash: r.cfg.Trash, BackupDir: r.runDir(def.ID, req.RunID), Now: r.cfg.Clock.Now,
 			StepHook:       r.cfg.StepHook,
 			AllowHardLinks: def.AllowHardLinks,
-			Deny:           r.cfg.Home.Own(def.Path), // TEND_HOME and the program, when the folder holds them
+			// TEND_HOME and the program when the folder holds them, and the
+			// folder's .tendignore: the model must not mute its own watcher.
+			Deny: append(r.cfg.Home.Own(def.Path), fingerprint.TendIgnoreFile),
 		})
 		if err != nil {
 			return failed(err.Error())
