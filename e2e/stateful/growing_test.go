@@ -37,6 +37,7 @@ func TestGrowingFileWaitsOthersDoNot(t *testing.T) {
 	start := time.Now()
 	arrived := map[string]time.Time{} // other file -> when it was written
 	var lastAppend time.Time
+	var appends []time.Time
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	next := start.Add(time.Second)
@@ -46,6 +47,7 @@ func TestGrowingFileWaitsOthersDoNot(t *testing.T) {
 			t.Fatal(err)
 		}
 		lastAppend = time.Now()
+		appends = append(appends, lastAppend)
 		if time.Now().After(next) && time.Until(start.Add(grow)) > maxWait {
 			n++
 			p := fmt.Sprintf("other-%d.txt", n)
@@ -83,7 +85,21 @@ func TestGrowingFileWaitsOthersDoNot(t *testing.T) {
 	w.waitStable("the growing file's run")
 
 	var problems []string
+	// The promise is "quiet for the tier's window": on a busy machine the
+	// writer itself can stall for longer, and then the file was quiet.
+	stalledBefore := func(at time.Time) bool {
+		for i := 0; i+1 < len(appends); i++ {
+			if appends[i+1].Sub(appends[i]) >= window && appends[i].Before(at) && at.Sub(appends[i]) < 3*time.Second {
+				return true
+			}
+		}
+		return false
+	}
 	for _, ps := range shownAt("grow.log") {
+		if ps.arrived.Before(lastAppend) && stalledBefore(ps.arrived) {
+			t.Logf("grow.log went to pass #%d at %s after the writer itself paused for a window", ps.n, ps.arrived.Format("15:04:05.000"))
+			continue
+		}
 		if ps.arrived.Before(lastAppend) {
 			problems = append(problems, fmt.Sprintf("grow.log was handed to pass #%d at %s while it was still being written (last append %s)",
 				ps.n, ps.arrived.Format("15:04:05.000"), lastAppend.Format("15:04:05.000")))
