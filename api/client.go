@@ -197,3 +197,10 @@ func (c *Client) Events(ctx context.Context, fn func(Event)) error {
 	}
 	return sc.Err()
 }
+
+// Changes returns what run runID of the watcher changed: its before and
+// after trees and the text of the files it edited or overwrote.
+func (c *Client) Changes(ctx context.Context, ref, runID string) (RunChanges, error) {
+	var rc RunChanges
+	return rc, c.do(ctx, "GET", "/v1/watchers/"+esc(ref)+"/runs/"+esc(runID)+"/changes", nil, &rc)
+}
