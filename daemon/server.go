@@ -35,6 +35,7 @@ func (d *Daemon) routes(web bool) http.Handler {
 	mux.HandleFunc("POST /v1/watchers/{ref}/undo", d.hUndo)
 	mux.HandleFunc("POST /v1/watchers/{ref}/detach", d.hDetach)
 	mux.HandleFunc("GET /v1/watchers/{ref}/history", d.hHistory)
+	mux.HandleFunc("GET /v1/watchers/{ref}/runs/{run}/changes", d.hChanges)
 	mux.HandleFunc("POST /v1/attach", d.hAttach)
 	mux.HandleFunc("POST /v1/pause-all", d.hPauseAll)
 	mux.HandleFunc("POST /v1/resume-all", d.hResumeAll)
@@ -291,6 +292,36 @@ func (d *Daemon) hHistory(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(raw)
+}
+
+// ChangeReader is a Runner that can show what one run changed (the real
+// runner can; test stand-ins need not).
+type ChangeReader interface {
+	Changes(def *watchers.Definition, runID string) (api.RunChanges, error)
+}
+
+func (d *Daemon) hChanges(w http.ResponseWriter, r *http.Request) {
+	d.mu.Lock()
+	def, err := d.find(r.PathValue("ref"))
+	d.mu.Unlock()
+	if err != nil {
+		d.fail(w, err)
+		return
+	}
+	cr, ok := d.cfg.Runner.(ChangeReader)
+	if !ok {
+		writeJSON(w, http.StatusNotImplemented, api.Error{Error: "this daemon's runner cannot show a run's changes"})
+		return
+	}
+	rc, err := cr.Changes(def, r.PathValue("run"))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		writeJSON(w, http.StatusNotFound, api.Error{Error: err.Error()})
+	case err != nil:
+		d.fail(w, &userError{err.Error()})
+	default:
+		writeJSON(w, http.StatusOK, rc)
+	}
 }
 
 // hEvents streams status changes as server-sent events. It starts with

@@ -20,6 +20,7 @@ func TestHandlerServesTheEmbeddedApp(t *testing.T) {
 		{"GET", "/app.js", 200, "javascript", "EventSource"},
 		{"GET", "/render.js", 200, "javascript", "renderRun"},
 		{"GET", "/style.css", 200, "text/css", ".badge"},
+		{"GET", "/diff.js", 200, "javascript", "lineDiff"},
 		{"HEAD", "/", 200, "text/html", ""},
 		{"GET", "/nothing-here.js", 404, "", ""},
 		{"GET", "/v1/watchers", 404, "", ""},
@@ -60,7 +61,7 @@ func TestHandlerServesTheEmbeddedApp(t *testing.T) {
 // insertAdjacentHTML or document.write anywhere in the script.
 func TestScriptNeverParsesDataAsHTML(t *testing.T) {
 	var all string
-	for _, name := range []string{"app.js", "render.js"} {
+	for _, name := range []string{"app.js", "render.js", "diff.js"} {
 		rec := httptest.NewRecorder()
 		web.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/"+name, nil))
 		js := rec.Body.String()

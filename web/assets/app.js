@@ -14,7 +14,9 @@
   const latest = new Map(); // watcher id -> last api.Event
   let listLoaded = false;
   let page = { kind: 'none' };
-  const { el, clear, badge, when, ago, plural, renderRun } = window.tendRender;
+  const { el, clear, badge, when, ago, plural, renderRun, outcomeOf, isUndone, searchText } = window.tendRender;
+  const { renderChanges } = window.tendDiff;
+  const PAGE = 20; // runs on one page of a watcher's history
 
   // The page was opened with ?token=…; the daemon has set its cookie, so
   // the token leaves the address bar (and the browser history).
@@ -131,7 +133,8 @@
   // ---- watcher page ------------------------------------------------------
 
   async function showWatcher(name) {
-    page = { kind: 'watcher', name: name, id: null };
+    page = { kind: 'watcher', name: name, id: null, runs: [], query: '', filter: '', offset: 0,
+      expanded: new Set(), changes: new Map() };
     document.title = 'tend · ' + name;
     let v, runs;
     try {
@@ -152,6 +155,7 @@
   function renderWatcher(v, runs) {
     const d = v.definition;
     const b = badgeOf(v);
+    page.runs = runs;
     clear(app);
     app.append(
       el('a', { class: 'back', href: '#/' }, '← All watchers'),
@@ -167,6 +171,7 @@
         el('span', null, (d.provider.kind || 'ollama') + ' · ' + (d.provider.model || 'default model')),
         d.dryRun ? [el('span', { class: 'sep' }, '·'), el('span', { class: 'tag' }, 'dry run')] : null),
       el('div', { class: 'reason', id: 'reason', hidden: !b.reason }, b.reason),
+      pendingList(v),
       el('details', { class: 'instructions' },
         el('summary', null, 'Instructions'),
         el('pre', null, d.instructions || (d.skill ? 'skill: ' + d.skill : ''))),
@@ -175,8 +180,140 @@
         el('button', { type: 'button', id: 'toggle', onclick: toggle }, toggleLabel(b.badge)),
         el('button', { type: 'button', id: 'undo', onclick: undo }, 'Undo last run')),
       el('div', { class: 'result', id: 'result', hidden: true }),
-      el('h2', null, 'Runs ', el('span', { class: 'count' }, String(runs.length))),
-      el('div', { id: 'runs' }, runs.length ? runs.map(renderRun) : el('p', { class: 'muted' }, 'No runs yet.')));
+      el('h2', null, 'Runs ', el('span', { class: 'count', id: 'run-count' }, String(runs.length))),
+      el('div', { class: 'run-tools' },
+        el('input', { type: 'search', id: 'run-search', placeholder: 'Search files, messages, tools…', 'aria-label': 'Search runs',
+          value: page.query, oninput: (e) => { page.query = e.target.value; page.offset = 0; renderRuns(); } }),
+        el('select', { id: 'run-filter', 'aria-label': 'Filter by outcome',
+          onchange: (e) => { page.filter = e.target.value; page.offset = 0; renderRuns(); } })),
+      el('div', { id: 'runs' }),
+      el('nav', { class: 'pager', id: 'pager' }));
+    renderRuns();
+  }
+
+  // pendingList shows the changes the watcher has seen but no finished
+  // run has handled yet.
+  function pendingList(v) {
+    const st = v.state || {};
+    const list = st.pending || [];
+    const box = el('details', { class: 'pending-list', id: 'pending-list', hidden: !list.length, 'data-count': String(st.pendingCount || 0) },
+      el('summary', null, 'Pending changes (' + (st.pendingCount || list.length) + ')'),
+      el('ul', { class: 'paths' }, list.map((p) => el('li', { class: 'pk-' + p.kind },
+        el('span', { class: 'pkind' }, p.kind), ' ', el('code', null, p.path)))),
+      (st.pendingCount || 0) > list.length ? el('p', { class: 'muted' }, 'and ' + (st.pendingCount - list.length) + ' more') : null);
+    return box;
+  }
+
+  // filterOptions offers every outcome the history holds, and "undone".
+  function filterOptions() {
+    const sel = document.getElementById('run-filter');
+    if (!sel) return;
+    const seen = new Set();
+    for (const r of page.runs) seen.add(outcomeOf(r));
+    const opts = [['', 'All outcomes']];
+    for (const o of Array.from(seen).sort()) opts.push([o, o]);
+    if (page.runs.some(isUndone)) opts.push(['undone', 'undone']);
+    if (page.filter && !opts.some((o) => o[0] === page.filter)) opts.push([page.filter, page.filter]);
+    clear(sel);
+    for (const [value, label] of opts) sel.append(el('option', { value: value }, label));
+    sel.value = page.filter;
+  }
+
+  function matching() {
+    const q = page.query.trim().toLowerCase();
+    const words = q ? q.split(/\s+/) : [];
+    return page.runs.filter((r) => {
+      if (page.filter === 'undone' ? !isUndone(r) : (page.filter && outcomeOf(r) !== page.filter)) return false;
+      if (!words.length) return true;
+      const text = searchText(r);
+      return words.every((w) => text.includes(w));
+    });
+  }
+
+  // renderRuns draws the page of runs that match the search and filter.
+  function renderRuns() {
+    const box = document.getElementById('runs');
+    if (!box) return;
+    filterOptions();
+    const list = matching();
+    if (page.offset >= list.length) page.offset = Math.max(0, Math.floor((list.length - 1) / PAGE) * PAGE);
+    const shown = list.slice(page.offset, page.offset + PAGE);
+    clear(box);
+    if (!page.runs.length) box.append(el('p', { class: 'muted' }, 'No runs yet.'));
+    else if (!list.length) box.append(el('p', { class: 'muted', id: 'no-match' }, 'No run matches.'));
+    for (const run of shown) {
+      const open = page.expanded.has(run.id);
+      const art = renderRun(run, { expanded: open, onToggle: onToggleRun, onUndo: undoRun });
+      box.append(art);
+      if (open) loadChanges(run, art);
+    }
+    const count = document.getElementById('run-count');
+    if (count) count.textContent = list.length === page.runs.length ? String(list.length) : list.length + ' of ' + page.runs.length;
+    const pager = document.getElementById('pager');
+    clear(pager);
+    if (list.length > PAGE) {
+      const last = Math.min(list.length, page.offset + PAGE);
+      pager.append(
+        el('button', { type: 'button', id: 'newer', disabled: page.offset === 0,
+          onclick: () => { page.offset = Math.max(0, page.offset - PAGE); renderRuns(); } }, '← Newer'),
+        el('span', { class: 'muted', id: 'page-info' }, (page.offset + 1) + '–' + last + ' of ' + list.length),
+        el('button', { type: 'button', id: 'older', disabled: last >= list.length,
+          onclick: () => { page.offset += PAGE; renderRuns(); } }, 'Older →'));
+    }
+  }
+
+  function onToggleRun(run, art, open) {
+    if (open) {
+      page.expanded.add(run.id);
+      loadChanges(run, art);
+    } else {
+      page.expanded.delete(run.id);
+    }
+  }
+
+  // loadChanges fills a run's "What changed" from the API, once.
+  async function loadChanges(run, art) {
+    const slot = art.querySelector('.changes-slot');
+    if (!slot) return;
+    const name = page.name;
+    const key = run.id + (isUndone(run) ? ':undone' : '');
+    let rc = page.changes.get(key);
+    try {
+      if (!rc) {
+        rc = await api('GET', '/v1/watchers/' + enc(name) + '/runs/' + enc(run.id) + '/changes');
+        page.changes.set(key, rc);
+      }
+    } catch (e) {
+      clear(slot);
+      slot.append(el('h3', null, 'What changed'), el('p', { class: 'result error' }, 'Could not read what this run changed: ' + e.message));
+      return;
+    }
+    if (page.name !== name) return;
+    clear(slot);
+    slot.append(el('h3', null, 'What changed'), renderChanges(rc));
+  }
+
+  // undoRun reverses one run, as `tend undo NAME --run ID` does.
+  async function undoRun(run, btn) {
+    const out = btn.parentElement.querySelector('.run-result');
+    btn.disabled = true;
+    try {
+      const r = await api('POST', '/v1/watchers/' + enc(page.name) + '/undo', { runId: run.id });
+      const restored = (r && r.restored) || [];
+      out.className = 'run-result ok';
+      clear(out);
+      out.append('Undone: restored ' + plural(restored.length, 'path') + '.');
+      out.hidden = false;
+      await reloadHistory();
+    } catch (e) {
+      const conflicts = (e.data && e.data.conflicts) || [];
+      out.className = 'run-result error';
+      clear(out);
+      out.append(el('strong', null, 'Undo refused: ' + e.message),
+        conflicts.length ? el('ul', { class: 'paths' }, conflicts.map((p) => el('li', null, el('code', null, p)))) : null);
+      out.hidden = false;
+      btn.disabled = false;
+    }
   }
 
   function toggleLabel(b) {
@@ -192,9 +329,23 @@
     document.getElementById('toggle').textContent = toggleLabel(b.badge);
     document.getElementById('fires').textContent = plural(b.fires || 0, 'fire');
     document.getElementById('pending').textContent = b.pending + ' pending';
+    const pl = document.getElementById('pending-list');
+    if (pl && String(b.pending) !== pl.getAttribute('data-count')) refreshPending();
     const r = document.getElementById('reason');
     r.textContent = b.reason;
     r.hidden = !b.reason;
+  }
+
+  // refreshPending reads the watcher again for its list of pending changes.
+  async function refreshPending() {
+    const name = page.name;
+    let v;
+    try { v = await api('GET', '/v1/watchers/' + enc(name)); } catch (_) { return; }
+    const pl = document.getElementById('pending-list');
+    if (page.kind !== 'watcher' || page.name !== name || !pl) return;
+    const fresh = pendingList(v);
+    fresh.open = pl.open;
+    pl.replaceWith(fresh);
   }
 
   async function reloadHistory() {
@@ -206,14 +357,9 @@
     } catch (e) {
       return;
     }
-    const box = document.getElementById('runs');
-    if (!box || page.name !== name) return;
-    clear(box);
-    runs = runs || [];
-    if (runs.length) box.append(...runs.map(renderRun));
-    else box.append(el('p', { class: 'muted' }, 'No runs yet.'));
-    const count = box.previousElementSibling && box.previousElementSibling.querySelector('.count');
-    if (count) count.textContent = String(runs.length);
+    if (page.kind !== 'watcher' || page.name !== name || !document.getElementById('runs')) return;
+    page.runs = runs || [];
+    renderRuns();
   }
 
   function result(kind, ...kids) {

@@ -86,28 +86,103 @@ window.tendRender = (function () {
     return 'o-warn';
   }
 
-  function renderRun(run) {
+  // ---- facts about one run -----------------------------------------------
+
+  function ledgerEffects(run) {
+    const out = [];
+    for (const rec of run.records || []) {
+      if (rec.type === 'ledger' && Array.isArray(rec.effects)) out.push(...rec.effects);
+    }
+    return out;
+  }
+
+  function realEffects(run) {
+    return ledgerEffects(run).filter((e) => !e.dryRun);
+  }
+
+  function isUndone(run) {
+    return (run.records || []).some((r) => r.type === 'undo' && r.outcome === 'undone');
+  }
+
+  // outcomeOf is what the run's line and the outcome filter show.
+  function outcomeOf(run) {
+    if (run.end) return run.end.outcome || 'ended';
+    const check = (run.records || []).find((r) => r.type === 'check');
+    if (check) return check.outcome || 'check';
+    return 'running';
+  }
+
+  // searchText is everything a search looks in: paths, messages, tool
+  // calls, the model, the outcome and its reason.
+  function searchText(run) {
+    const parts = [run.id, outcomeOf(run)];
+    const st = run.start || {};
+    parts.push(st.trigger, st.model, st.provider);
+    for (const c of st.changed || []) parts.push(c.path);
+    for (const rec of run.records || []) {
+      parts.push(rec.content, rec.name, rec.result, rec.reason);
+      if (rec.args !== undefined) parts.push(typeof rec.args === 'string' ? rec.args : JSON.stringify(rec.args));
+    }
+    for (const e of ledgerEffects(run)) parts.push(e.op, e.path, e.to);
+    if (run.end) parts.push(run.end.reason);
+    return parts.filter(Boolean).join('\n').toLowerCase();
+  }
+
+  // ---- one run -----------------------------------------------------------
+
+  // renderRun draws a run as one line (time, trigger, outcome, changes,
+  // passes) that opens on click to the whole run. hooks: expanded (open
+  // at first), onToggle(run, article, open), onUndo(run, button).
+  function renderRun(run, hooks) {
+    hooks = hooks || {};
     const start = run.start || {};
     const end = run.end;
     const recs = run.records || [];
     const tokens = end ? (end.promptTokens || 0) + (end.completionTokens || 0) : 0;
-    const head = el('header', null,
-      el('span', { class: 'when', title: start.time || '' }, when(start.time) || run.id),
+    const effects = realEffects(run);
+    const planned = ledgerEffects(run).length - effects.length;
+    const undone = isUndone(run);
+    const outcome = outcomeOf(run);
+    const changes = effects.length
+      ? plural(effects.length, 'change')
+      : planned ? planned + ' planned' : 'no changes';
+    const passes = end && end.passes ? (end.passes === 1 ? '1 pass' : end.passes + ' passes') : '';
+    const line = el('button', { type: 'button', class: 'run-line', 'aria-expanded': hooks.expanded ? 'true' : 'false' },
+      el('span', { class: 'chev', 'aria-hidden': 'true' }),
+      el('span', { class: 'when', title: start.time || '' }, when(start.time || (recs[0] && recs[0].time)) || run.id),
       start.trigger ? el('span', { class: 'trigger' }, start.trigger) : null,
-      el('span', { class: 'outcome ' + outcomeClass(end && end.outcome) }, end ? (end.outcome || 'ended') : 'running'),
+      el('span', { class: 'outcome ' + outcomeClass(end ? end.outcome : (outcome === 'running' ? '' : outcome)) }, outcome),
+      undone ? el('span', { class: 'undone-badge' }, 'undone') : null,
       start.dryRun ? el('span', { class: 'tag' }, 'dry run') : null,
       el('span', { class: 'spacer' }),
-      end ? el('span', { class: 'stat', title: 'duration' }, duration(end.durationMs)) : null,
-      end ? el('span', { class: 'stat', title: (end.promptTokens || 0) + ' prompt + ' + (end.completionTokens || 0) + ' completion' }, plural(tokens, 'token')) : null,
-      end && end.passes ? el('span', { class: 'stat' }, end.passes === 1 ? '1 pass' : end.passes + ' passes') : null);
+      el('span', { class: 'stat changes' + (effects.length ? ' some' : '') }, changes),
+      passes ? el('span', { class: 'stat passes' }, passes) : null);
 
     const body = [];
+    body.push(el('div', { class: 'runmeta' },
+      start.model || start.provider ? el('span', { class: 'model', title: 'the model this run used' },
+        'model ', el('code', null, (start.provider ? start.provider + ' · ' : '') + (start.model || 'default'))) : null,
+      end ? el('span', { class: 'stat', title: 'duration' }, duration(end.durationMs)) : null,
+      end ? el('span', { class: 'stat', title: (end.promptTokens || 0) + ' prompt + ' + (end.completionTokens || 0) + ' completion' }, plural(tokens, 'token')) : null,
+      el('code', { class: 'runid' }, run.id)));
+    if (effects.length && end) {
+      body.push(el('div', { class: 'run-actions' },
+        undone
+          ? el('span', { class: 'muted' }, 'This run was undone.')
+          : el('button', { type: 'button', class: 'undo-run', onclick: (ev) => { ev.stopPropagation(); if (hooks.onUndo) hooks.onUndo(run, ev.currentTarget); } }, 'Undo this run'),
+        el('div', { class: 'run-result', hidden: true })));
+    }
     const changed = start.changed || [];
-    body.push(el('div', { class: 'changed' },
-      el('h3', null, 'Changed'),
-      changed.length
-        ? el('ul', { class: 'paths' }, changed.map((c) => el('li', { class: c.removed ? 'removed' : '' }, el('code', null, c.path), c.removed ? ' (removed)' : '')))
-        : el('p', { class: 'muted' }, 'No changed paths (' + (start.trigger || 'manual') + ' run).')));
+    if (run.start) {
+      body.push(el('div', { class: 'changed' },
+        el('h3', null, 'Seen changes'),
+        changed.length
+          ? el('ul', { class: 'paths' }, changed.map((c) => el('li', { class: c.removed ? 'removed' : '' }, el('code', null, c.path), c.removed ? ' (removed)' : '')))
+          : el('p', { class: 'muted' }, 'No changed paths (' + (start.trigger || 'manual') + ' run).')));
+    }
+    if (ledgerEffects(run).length) {
+      body.push(el('div', { class: 'changes-slot' }, el('h3', null, 'What changed'), el('p', { class: 'muted' }, 'Loading…')));
+    }
 
     const tr = el('div', { class: 'transcript' });
     let pass = 1;
@@ -119,7 +194,7 @@ window.tendRender = (function () {
       const node = renderRecord(rec);
       if (node) tr.append(node);
     }
-    body.push(tr);
+    if (tr.firstChild) body.push(tr);
     for (const rec of recs) {
       if (rec.type === 'ledger') body.push(renderLedger(rec.effects));
     }
@@ -129,9 +204,22 @@ window.tendRender = (function () {
           (rec.outcome === 'undone' ? 'Undone: ' : 'Undo refused: ') + (rec.reason || ''),
           ' ', el('span', { class: 'muted' }, when(rec.time))));
       }
+      if (rec.type === 'check') {
+        body.push(el('div', { class: 'check-note' }, 'Check: ' + (rec.outcome || '') + (rec.reason ? ' — ' + rec.reason : ''),
+          rec.result ? el('pre', null, rec.result) : null));
+      }
     }
     if (end && end.reason) body.push(el('footer', null, end.reason));
-    return el('article', { class: 'run', 'data-run': run.id }, head, body);
+    const bodyEl = el('div', { class: 'run-body', hidden: !hooks.expanded }, body);
+    const art = el('article', { class: 'run' + (undone ? ' is-undone' : '') + (hooks.expanded ? ' open' : ''), 'data-run': run.id, 'data-outcome': outcome }, line, bodyEl);
+    line.addEventListener('click', () => {
+      const open = bodyEl.hidden;
+      bodyEl.hidden = !open;
+      art.classList.toggle('open', open);
+      line.setAttribute('aria-expanded', open ? 'true' : 'false');
+      if (hooks.onToggle) hooks.onToggle(run, art, open);
+    });
+    return art;
   }
 
   function renderRecord(rec) {
@@ -173,5 +261,5 @@ window.tendRender = (function () {
   }
 
 
-  return { el, clear, badge, when, ago, duration, plural, renderRun };
+  return { el, clear, badge, when, ago, duration, plural, renderRun, outcomeOf, isUndone, searchText, realEffects };
 })();
