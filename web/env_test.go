@@ -40,6 +40,9 @@ type env struct {
 	model  *modeltest.Server
 }
 
+// modelName is the model the stand-in Ollama serves.
+const modelName = "qwen3:8b"
+
 // noKeys is a key store with no keys (the Ollama stand-in needs none).
 type noKeys struct{}
 
@@ -69,7 +72,7 @@ func startDaemon(t *testing.T, script modeltest.Script) *env {
 	t.Helper()
 	h := home.Home{Dir: t.TempDir()}
 	model := modeltest.NewOllama(t, script,
-		modeltest.WithModels(modeltest.Model{Name: "m", Capabilities: []string{"completion", "tools"}}))
+		modeltest.WithModels(modeltest.Model{Name: modelName, Capabilities: []string{"completion", "tools"}}))
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	r := runner.New(runner.Config{
@@ -101,7 +104,7 @@ func (e *env) addWatcher(t *testing.T, name, folder, instructions string, enable
 	_, err := e.c.Add(context.Background(), api.AddRequest{Definition: watchers.Definition{
 		Name: name, Instructions: instructions, Enabled: enabled, Path: folder, Recursive: true,
 		Responsiveness: "fast", SettleSeconds: 1,
-		Provider: watchers.Provider{Kind: "ollama", BaseURL: e.model.URL, Model: "m"},
+		Provider: watchers.Provider{Kind: "ollama", BaseURL: e.model.URL, Model: modelName},
 	}})
 	if err != nil {
 		t.Fatalf("adding watcher %s: %v", name, err)
@@ -168,7 +171,7 @@ func newBrowser(t *testing.T) context.Context {
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
-	tctx, cancelTimeout := context.WithTimeout(bctx, 45*time.Second)
+	tctx, cancelTimeout := context.WithTimeout(bctx, 120*time.Second)
 	t.Cleanup(func() {
 		cancelTimeout()
 		cancelBrowser()

@@ -76,13 +76,14 @@ func TestViewerInChromium(t *testing.T) {
 	if strings.Contains(loc, "token=") {
 		t.Errorf("the token stays in the address bar: %s", loc)
 	}
-	screenshot(t, ctx, "viewer-list.png")
 
 	// The watcher page shows the run with its tool calls and ledger.
 	must(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`li.watcher[data-name="inbox"] a.wname`)),
+		chromedp.WaitVisible(chromedp.CSS(`article.run .run-line`)),
+		chromedp.Click(chromedp.CSS(`article.run .run-line`)),
 		chromedp.WaitVisible(chromedp.CSS(`article.run details.tool`)),
-	), "opening the watcher page")
+	), "opening the watcher page and its run")
 	runs := text(t, ctx, "#runs")
 	for _, want := range []string{"file_tree", "file_move", `from="` + scan + `"`, `to="` + filedTo + `"`,
 		"Filed scan-0412.pdf", "done", "move", scan, "change"} {
@@ -90,12 +91,11 @@ func TestViewerInChromium(t *testing.T) {
 			t.Errorf("the watcher page does not show %q:\n%s", want, runs)
 		}
 	}
-	// Open the move's details for the screenshot: arguments and result.
+	// Open the move's details: arguments and result.
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](
 		`(() => { const d = document.querySelectorAll('details.tool'); d[d.length-1].open = true; return true })()`)); err != nil {
 		t.Fatal(err)
 	}
-	screenshot(t, ctx, "viewer-history.png")
 
 	// Paused from the CLI side: the open page follows without a reload.
 	mustEval(t, ctx, `(window.__stillHere = 42) === 42`)
@@ -221,20 +221,21 @@ func poll(t *testing.T, ctx context.Context, what, expr string) {
 	}
 }
 
-// screenshot writes docs/NAME when TEND_UPDATE_SCREENSHOTS=1.
-func screenshot(t *testing.T, ctx context.Context, name string) {
+// screenshot writes docs/NAME when TEND_UPDATE_SCREENSHOTS=1, the page
+// whole at the given width.
+func screenshot(t *testing.T, ctx context.Context, name string, width int64) {
 	t.Helper()
 	// Grow the viewport to the whole page, take it, and size it back.
 	height, err := chromedp.Run(ctx, chromedp.Evaluate[int64](`Math.max(720, Math.ceil(document.documentElement.scrollHeight))`))
 	if err != nil {
 		t.Fatalf("measuring the page for %s: %v", name, err)
 	}
-	must(t, chromedp.Do(ctx, chromedp.EmulateViewport(1100, height)), "resizing for "+name)
+	must(t, chromedp.Do(ctx, chromedp.EmulateViewport(width, height)), "resizing for "+name)
 	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
-	must(t, chromedp.Do(ctx, chromedp.EmulateViewport(1100, 720)), "resizing after "+name)
+	must(t, chromedp.Do(ctx, chromedp.EmulateViewport(width, 720)), "resizing after "+name)
 	if os.Getenv("TEND_UPDATE_SCREENSHOTS") != "1" {
 		return
 	}
