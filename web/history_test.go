@@ -348,9 +348,15 @@ func filter(t *testing.T, ctx context.Context, outcome string) {
 // noOverflow fails when the page is wider than the window.
 func noOverflow(t *testing.T, ctx context.Context, what string) {
 	t.Helper()
+	// An element sticking out past the window, or content cut off by a
+	// box that hides its overflow (which no scrolling reveals), both fail.
 	expr := `(() => { const w = document.documentElement.clientWidth;
-		const wide = Array.from(document.querySelectorAll('main *')).filter((e) => e.getBoundingClientRect().right > w + 0.5 && e.offsetParent !== null)
-			.slice(0, 5).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right));
+		const wide = Array.from(document.querySelectorAll('main *')).filter((e) => {
+			if (e.offsetParent === null) return false;
+			if (e.getBoundingClientRect().right > w + 0.5) return true;
+			const cs = getComputedStyle(e);
+			return (cs.overflowX === 'hidden' || cs.overflowX === 'clip') && cs.textOverflow !== 'ellipsis' && e.scrollWidth > e.clientWidth + 1;
+		}).slice(0, 5).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right) + ' ' + e.scrollWidth + '/' + e.clientWidth);
 		return JSON.stringify({ scroll: document.documentElement.scrollWidth, width: w, wide: wide }) })()`
 	got := evalString(t, ctx, expr)
 	var scroll, width int
