@@ -192,6 +192,8 @@ func TestHistoryViewer(t *testing.T) {
 			t.Errorf("the diff's added lines are %q, want %q", adds, "+"+ledgerLine)
 		}
 		mustEval(t, ctx, `document.querySelectorAll('`+sel+` .file-diff tr.del').length === 0`)
+		// The line numbers take a narrow column; the text gets the rest.
+		mustEval(t, ctx, `(() => { const td = document.querySelector('`+sel+` .file-diff tr.add td.ln'); return td.offsetWidth < 60 })()`)
 		before := text(t, ctx, sel+" .tree-side.before")
 		after := text(t, ctx, sel+" .tree-side.after")
 		if !strings.Contains(before, invoice) || !strings.Contains(before, "removed") || !strings.Contains(after, invoice) || !strings.Contains(after, "added") || !strings.Contains(after, "2026/") {

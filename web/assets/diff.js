@@ -98,7 +98,10 @@ window.tendDiff = (function () {
     let adds = 0, dels = 0;
     for (const r of rows) { if (r.t === '+') adds++; else if (r.t === '-') dels++; }
     head.append(el('span', { class: 'fstat' }, el('span', { class: 'adds' }, '+' + adds), ' ', el('span', { class: 'dels' }, '−' + dels)));
-    const table = el('table', { class: 'diff' });
+    // The columns' widths come from a colgroup: with a fixed layout the
+    // first row would set them, and that may be a folded stretch.
+    const table = el('table', { class: 'diff' },
+      el('colgroup', null, el('col', { class: 'ln' }), el('col', { class: 'ln' }), el('col', { class: 'code' })));
     for (const r of fold(rows)) {
       if (r.fold) {
         table.append(el('tr', { class: 'fold' }, el('td', { colspan: 3 }, '… ' + r.fold + ' unchanged line' + (r.fold === 1 ? '' : 's'))));

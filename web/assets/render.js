@@ -165,11 +165,9 @@ window.tendRender = (function () {
       end ? el('span', { class: 'stat', title: 'duration' }, duration(end.durationMs)) : null,
       end ? el('span', { class: 'stat', title: (end.promptTokens || 0) + ' prompt + ' + (end.completionTokens || 0) + ' completion' }, plural(tokens, 'token')) : null,
       el('code', { class: 'runid' }, run.id)));
-    if (effects.length && end) {
+    if (effects.length && end && !undone) {
       body.push(el('div', { class: 'run-actions' },
-        undone
-          ? el('span', { class: 'muted' }, 'This run was undone.')
-          : el('button', { type: 'button', class: 'undo-run', onclick: (ev) => { ev.stopPropagation(); if (hooks.onUndo) hooks.onUndo(run, ev.currentTarget); } }, 'Undo this run'),
+        el('button', { type: 'button', class: 'undo-run', onclick: (ev) => { ev.stopPropagation(); if (hooks.onUndo) hooks.onUndo(run, ev.currentTarget); } }, 'Undo this run'),
         el('div', { class: 'run-result', hidden: true })));
     }
     const changed = start.changed || [];
