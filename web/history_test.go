@@ -5,6 +5,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,6 +139,7 @@ func TestHistoryViewer(t *testing.T) {
 		t.Fatalf("%d runs in the history, want %d", len(ids), seededRuns+2)
 	}
 	photoRun, invoiceRun := ids[0], ids[1]
+	checkChangesAPI(t, e, invoiceRun)
 
 	// The list page, for the screenshot.
 	must(t, chromedp.Do(ctx,
@@ -301,6 +303,43 @@ func TestHistoryViewer(t *testing.T) {
 		screenshot(t, ctx, "viewer-dark.png", 1280)
 		setScheme(t, ctx, "light")
 	})
+}
+
+// checkChangesAPI reads what the invoice run changed through the API,
+// and the answers to run ids that are wrong or unknown.
+func checkChangesAPI(t *testing.T, e *env, runID string) {
+	t.Helper()
+	rc, err := e.c.Changes(context.Background(), "downloads", runID)
+	if err != nil {
+		t.Fatalf("reading the run's changes: %v", err)
+	}
+	if len(rc.Files) != 1 || rc.Files[0].Path != ledgerMD || rc.Files[0].Op != "edit" ||
+		rc.Files[0].Before == nil || *rc.Files[0].Before != ledgerOld ||
+		rc.Files[0].After == nil || *rc.Files[0].After != ledgerOld+ledgerLine+"\n" {
+		t.Errorf("the run's changed files: %+v", rc.Files)
+	}
+	for _, tc := range []struct {
+		path string
+		want int
+	}{
+		{"/v1/watchers/downloads/runs/" + runID + "/changes", http.StatusOK},
+		{"/v1/watchers/downloads/runs/not-a-run/changes", http.StatusBadRequest},
+		{"/v1/watchers/downloads/runs/..%2F..%2Fsecret/changes", http.StatusBadRequest},
+		{"/v1/watchers/downloads/runs/20270101T000000Z-deadbeef/changes", http.StatusNotFound},
+		// An unknown watcher is a bad request, as on the daemon's other routes.
+		{"/v1/watchers/nobody/runs/" + runID + "/changes", http.StatusBadRequest},
+	} {
+		req, _ := http.NewRequest("GET", e.base+tc.path, nil)
+		req.Header.Set("Authorization", "Bearer "+e.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("GET %s: %s, want %d", tc.path, resp.Status, tc.want)
+		}
+	}
 }
 
 func writeFile(t *testing.T, p, content string) {
