@@ -2,9 +2,11 @@
 // HTML, JavaScript and CSS, embedded in the binary) that the daemon serves
 // on its loopback listener, behind its token guard. The page lists the
 // watchers with live badges from the daemon's event stream and shows each
-// watcher's chat session: runs, messages, tool calls, ledgers, and the
-// Run now, Pause / Resume and Undo actions. It talks only to the daemon's
-// own /v1 API on the same origin.
+// watcher's history: runs one line each, opened to their messages, tool
+// calls and ledger, paged, searched and filtered by outcome; what a run
+// changed (its paths before and after, a diff of its edits); Undo of any
+// run, and Run now and Pause / Resume. It talks only to the daemon's own
+// /v1 API on the same origin.
 package web
 
 import (

@@ -114,7 +114,18 @@ window.tendRender = (function () {
 
   // searchText is everything a search looks in: paths, messages, tool
   // calls, the model, the outcome and its reason.
+  const searchCache = new WeakMap(); // run -> its search text; a reload brings new objects
+
   function searchText(run) {
+    let text = searchCache.get(run);
+    if (text === undefined) {
+      text = buildSearchText(run);
+      searchCache.set(run, text);
+    }
+    return text;
+  }
+
+  function buildSearchText(run) {
     const parts = [run.id, outcomeOf(run)];
     const st = run.start || {};
     parts.push(st.trigger, st.model, st.provider);
