@@ -18,6 +18,14 @@ func (h *History) reserve(f *os.File, end int64) {
 	if end+historyReserve/2 <= h.reserved {
 		return
 	}
+	// A History is often opened afresh for each append: the blocks the
+	// file already has say whether the reserve is still there, and a
+	// fallocate (and the metadata it adds to the next fsync) is skipped.
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err == nil && st.Blocks*512 >= end+historyReserve/2 {
+		h.reserved = st.Blocks * 512
+		return
+	}
 	if err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_KEEP_SIZE, end, historyReserve); err == nil {
 		h.reserved = end + historyReserve
 	}
