@@ -1,10 +1,11 @@
+//go:build (linux || freebsd || openbsd || netbsd) && !android
+
 package tray
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"image/png"
 	"io/fs"
 	"log/slog"
 	"path/filepath"
@@ -81,26 +82,5 @@ func TestRunWithoutBus(t *testing.T) {
 	}
 	if ran.Load() != before {
 		t.Errorf("systray was started")
-	}
-}
-
-func TestIcons(t *testing.T) {
-	seen := map[string]Overall{}
-	for _, st := range []Overall{Watching, Running, Paused, Failing} {
-		b := Icon(st)
-		img, err := png.Decode(bytes.NewReader(b))
-		if err != nil {
-			t.Fatalf("%s icon: %v", st, err)
-		}
-		if r := img.Bounds(); r.Dx() != IconSize || r.Dy() != IconSize {
-			t.Errorf("%s icon is %v", st, r)
-		}
-		if other, dup := seen[string(b)]; dup {
-			t.Errorf("%s and %s icons are the same", st, other)
-		}
-		seen[string(b)] = st
-		if len(b) > 4096 {
-			t.Errorf("%s icon is %d bytes; keep it small", st, len(b))
-		}
 	}
 }

@@ -24,7 +24,7 @@ func Tmpfs(t testing.TB, size string) string {
 		t.Skipf("cannot mount a tmpfs on %s: %v: %s", dir, err, strings.TrimSpace(string(out)))
 	}
 	t.Cleanup(func() {
-		if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil {
+		if err := unix.Unmount(dir, detach); err != nil {
 			t.Errorf("unmounting the tmpfs on %s: %v", dir, err)
 		}
 	})
