@@ -35,9 +35,21 @@ func TestSystemdAnalyzeVerify(t *testing.T) {
 			if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			unit, err := RenderUnit(UnitParams{Binary: bin, Home: tc.home})
+			envFile := ""
+			if tc.home != "" {
+				envFile = filepath.Join(tc.home, EnvFileName)
+			}
+			unit, err := RenderUnit(UnitParams{Binary: bin, Home: tc.home, EnvFile: envFile})
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, key := range hardening {
+				if !strings.Contains(string(unit), "\n"+key+"\n") {
+					t.Errorf("unit lacks %s", key)
+				}
+			}
+			if strings.Contains(string(unit), "\nProtectHome=") || strings.Contains(string(unit), "\nProtectSystem=") {
+				t.Errorf("unit protects home or system folders: watched folders live there\n%s", unit)
 			}
 			unitDir := filepath.Join(root, "units")
 			if err := os.MkdirAll(unitDir, 0o755); err != nil {
@@ -69,6 +81,17 @@ func TestSystemdAnalyzeVerify(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hardening is what the unit must carry; systemd-analyze verify names
+// any key that this systemd does not know or any value it refuses.
+var hardening = []string{
+	"UMask=0077",
+	"NoNewPrivileges=yes",
+	"LockPersonality=yes",
+	"RestrictRealtime=yes",
+	"RestrictSUIDSGID=yes",
+	"SystemCallArchitectures=native",
 }
 
 func analyze(sa, runtime, mode, unitPath string) ([]byte, error) {

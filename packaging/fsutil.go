@@ -31,6 +31,19 @@ func writeIfChanged(path string, data []byte) (changed, existed bool, err error)
 	return true, existed, nil
 }
 
+// writePrivateIfChanged is writeIfChanged for a file only its owner may
+// read (mode 0600).
+func writePrivateIfChanged(path string, data []byte) (bool, error) {
+	old, err := os.ReadFile(path)
+	if err == nil && bytes.Equal(old, data) {
+		return false, nil
+	}
+	if err := writeAtomic(path, data, 0o600); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // writeAtomic writes data to a temporary file beside path, syncs it and
 // renames it over path, so readers see the old or the new file, never half.
 func writeAtomic(path string, data []byte, perm fs.FileMode) error {

@@ -38,6 +38,7 @@ func (m *launchdManager) Install(ctx context.Context, opts InstallOptions) (Resu
 		Home:       home,
 		StdoutPath: filepath.Join(m.logDir(), "tend.log"),
 		StderrPath: filepath.Join(m.logDir(), "tend.err.log"),
+		Env:        opts.Env,
 	})
 	if err != nil {
 		return Result{}, err
@@ -80,9 +81,9 @@ func (m *launchdManager) Install(ctx context.Context, opts InstallOptions) (Resu
 	}
 	switch {
 	case existed && changed:
-		res.Message = fmt.Sprintf("updated %s to run %s daemon and reloaded %s", path, binary, BundleID)
+		res.Message = fmt.Sprintf("updated %s to run %s daemon --tray and reloaded %s", path, binary, BundleID)
 	default:
-		res.Message = fmt.Sprintf("installed launch agent %s running %s daemon; it is started now and at every login (logs in %s)", path, binary, m.logDir())
+		res.Message = fmt.Sprintf("installed launch agent %s running %s daemon --tray; it is started now and at every login to the desktop (logs in %s)", path, binary, m.logDir())
 	}
 	return res, nil
 }

@@ -47,7 +47,7 @@ func TestLaunchdInstallUninstall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkAgentPlist(t, data, real, tendHome)
+			checkAgentPlist(t, data, real, tendHome, nil)
 			if fi, err := os.Stat(filepath.Join(home, "Library", "Logs", "tend")); err != nil || !fi.IsDir() {
 				t.Errorf("log folder not created: %v", err)
 			}

@@ -29,6 +29,12 @@ type InstallOptions struct {
 	// Home is a TEND_HOME to pin in the service's environment; empty
 	// leaves it to tend's default.
 	Home string
+	// Env is the environment the service keeps (see CaptureEnv).
+	Env map[string]string
+	// EnvDir is the TEND_HOME folder the service uses; on Linux the
+	// environment goes into EnvDir/service.env (EnvFileName). Empty
+	// writes no environment file.
+	EnvDir string
 }
 
 // UninstallOptions say how to uninstall.

@@ -22,6 +22,7 @@ var (
 	unitTemplate = template.Must(template.New("tend.service").Funcs(template.FuncMap{
 		"execArg": systemdExecArg,
 		"envArg":  systemdEnvArg,
+		"pathArg": systemdPathArg,
 	}).Parse(unitTemplateText))
 	plistTemplate = template.Must(template.New("launchd.plist").Funcs(template.FuncMap{
 		"xml": xmlText,
@@ -32,6 +33,9 @@ var (
 type UnitParams struct {
 	Binary string // absolute path of the tend binary
 	Home   string // TEND_HOME to pin; empty leaves it to tend's default
+	// EnvFile is the environment file the unit reads (see EnvFileName);
+	// empty reads none.
+	EnvFile string
 }
 
 // PlistParams fills the launchd agent template.
@@ -41,7 +45,16 @@ type PlistParams struct {
 	Home       string // TEND_HOME to pin; empty leaves it to tend's default
 	StdoutPath string
 	StderrPath string
+	// Env is the environment the agent keeps (see CaptureEnv); TEND_HOME
+	// comes from Home.
+	Env map[string]string
 }
+
+// EnvVar is one variable of a rendered environment, in name order.
+type EnvVar struct{ Name, Value string }
+
+// Vars lists p.Env in name order, for the template.
+func (p PlistParams) Vars() []EnvVar { return sortedEnv(p.Env) }
 
 // RenderUnit renders the systemd user unit. Paths may contain spaces and
 // other special characters; they are quoted and escaped for systemd.
@@ -54,6 +67,11 @@ func RenderUnit(p UnitParams) ([]byte, error) {
 	}
 	if p.Home != "" {
 		if err := checkPath("TEND_HOME", p.Home); err != nil {
+			return nil, err
+		}
+	}
+	if p.EnvFile != "" {
+		if err := checkPath("environment file", p.EnvFile); err != nil {
 			return nil, err
 		}
 	}
@@ -80,6 +98,9 @@ func RenderPlist(p PlistParams) ([]byte, error) {
 		if err := checkPath("TEND_HOME", p.Home); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkEnv(p.Env); err != nil {
+		return nil, err
 	}
 	var b bytes.Buffer
 	if err := plistTemplate.Execute(&b, p); err != nil {
@@ -119,6 +140,11 @@ func systemdExecArg(s string) string {
 func systemdEnvArg(s string) string {
 	return systemdQuote(strings.ReplaceAll(s, "%", "%%"))
 }
+
+// systemdPathArg renders a path setting such as EnvironmentFile=: systemd
+// takes the rest of the line as the path, unquoted, and expands only
+// specifiers, so "%" is doubled and nothing else changes.
+func systemdPathArg(s string) string { return strings.ReplaceAll(s, "%", "%%") }
 
 func systemdQuote(s string) string {
 	plain := s != ""

@@ -29,19 +29,23 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 var renderCases = []struct {
-	name   string
-	binary string
-	home   string
+	name    string
+	binary  string
+	home    string
+	envFile string
+	env     map[string]string
 }{
-	{"plain", "/usr/local/bin/tend", ""},
-	{"spaces", "/Users/Ada Lovelace/My Apps/Tend.app/Contents/MacOS/tend", "/Users/Ada Lovelace/tend home"},
-	{"special", `/opt/100%/$HOME/x&y<z>/tend`, `/srv/50% $off "q" b\c 's`},
+	{"plain", "/usr/local/bin/tend", "", "", nil},
+	{"spaces", "/Users/Ada Lovelace/My Apps/Tend.app/Contents/MacOS/tend", "/Users/Ada Lovelace/tend home",
+		"/Users/Ada Lovelace/tend home/service.env", map[string]string{"OLLAMA_HOST": "http://10.0.0.5:11434"}},
+	{"special", `/opt/100%/$HOME/x&y<z>/tend`, `/srv/50% $off "q" b\c 's`,
+		`/srv/50% $off "q" b\c 's/service.env`, map[string]string{"HTTPS_PROXY": "http://u:p&w<@proxy:3128", "NO_PROXY": "localhost"}},
 }
 
 func TestRenderUnitGolden(t *testing.T) {
 	for _, tc := range renderCases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := RenderUnit(UnitParams{Binary: tc.binary, Home: tc.home})
+			got, err := RenderUnit(UnitParams{Binary: tc.binary, Home: tc.home, EnvFile: tc.envFile})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +63,7 @@ func TestRenderPlistGolden(t *testing.T) {
 	for _, tc := range renderCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := RenderPlist(PlistParams{
-				Label: BundleID, Binary: tc.binary, Home: tc.home,
+				Label: BundleID, Binary: tc.binary, Home: tc.home, Env: tc.env,
 				StdoutPath: "/Users/Ada Lovelace/Library/Logs/tend/tend.log",
 				StderrPath: "/Users/Ada Lovelace/Library/Logs/tend/tend.err.log",
 			})
@@ -67,14 +71,14 @@ func TestRenderPlistGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden(t, "plist-"+tc.name+".golden", got)
-			checkAgentPlist(t, got, tc.binary, tc.home)
+			checkAgentPlist(t, got, tc.binary, tc.home, tc.env)
 			plutilLint(t, got)
 		})
 	}
 }
 
 // checkAgentPlist parses a rendered agent plist and checks every key.
-func checkAgentPlist(t *testing.T, data []byte, binary, home string) {
+func checkAgentPlist(t *testing.T, data []byte, binary, home string, wantEnv map[string]string) {
 	t.Helper()
 	v, err := DecodePlist(bytes.NewReader(data))
 	if err != nil {
@@ -88,8 +92,13 @@ func checkAgentPlist(t *testing.T, data []byte, binary, home string) {
 		t.Errorf("Label = %v, want %s", d["Label"], BundleID)
 	}
 	args, _ := d["ProgramArguments"].([]any)
-	if len(args) != 2 || args[0] != binary || args[1] != "daemon" {
-		t.Errorf("ProgramArguments = %#v, want [%q daemon]", d["ProgramArguments"], binary)
+	if len(args) != 3 || args[0] != binary || args[1] != "daemon" || args[2] != "--tray" {
+		t.Errorf("ProgramArguments = %#v, want [%q daemon --tray]", d["ProgramArguments"], binary)
+	}
+	// The menu-bar icon needs a desktop session: no agent in SSH or
+	// background sessions.
+	if d["LimitLoadToSessionType"] != "Aqua" {
+		t.Errorf("LimitLoadToSessionType = %#v, want Aqua", d["LimitLoadToSessionType"])
 	}
 	if d["RunAtLoad"] != true {
 		t.Errorf("RunAtLoad = %v, want true", d["RunAtLoad"])
@@ -106,11 +115,16 @@ func checkAgentPlist(t *testing.T, data []byte, binary, home string) {
 		}
 	}
 	env, hasEnv := d["EnvironmentVariables"].(map[string]any)
-	if home == "" && hasEnv {
+	if home == "" && hasEnv && len(env) != len(wantEnv) {
 		t.Errorf("EnvironmentVariables present without a pinned TEND_HOME: %#v", env)
 	}
 	if home != "" && env["TEND_HOME"] != home {
 		t.Errorf("TEND_HOME = %v, want %q", env["TEND_HOME"], home)
+	}
+	for k, v := range wantEnv {
+		if env[k] != v {
+			t.Errorf("EnvironmentVariables[%s] = %#v, want %q", k, env[k], v)
+		}
 	}
 }
 

@@ -56,27 +56,58 @@ func (m *systemdManager) Install(ctx context.Context, opts InstallOptions) (Resu
 	if err != nil {
 		return Result{}, err
 	}
-	unit, err := RenderUnit(UnitParams{Binary: binary, Home: home})
+	var envFile string
+	var envData []byte
+	if opts.EnvDir != "" {
+		dir, err := filepath.Abs(opts.EnvDir)
+		if err != nil {
+			return Result{}, fmt.Errorf("resolving TEND_HOME %s: %w", opts.EnvDir, err)
+		}
+		envFile = filepath.Join(dir, EnvFileName)
+		if envData, err = RenderEnvFile(opts.Env); err != nil {
+			return Result{}, err
+		}
+	}
+	unit, err := RenderUnit(UnitParams{Binary: binary, Home: home, EnvFile: envFile})
+	if err != nil {
+		return Result{}, err
+	}
+	autostart, err := RenderAutostart(AutostartParams{Binary: binary, Home: home})
 	if err != nil {
 		return Result{}, err
 	}
 	path := m.unitPath()
 	res := Result{Path: path}
+	envChanged := false
+	if envFile != "" {
+		// Written before the unit, so a started unit finds it; 0600
+		// since a proxy URL can carry a password. TEND_HOME is private.
+		if err := os.MkdirAll(filepath.Dir(envFile), 0o700); err != nil {
+			return res, fmt.Errorf("creating TEND_HOME %s: %w", filepath.Dir(envFile), err)
+		}
+		if envChanged, err = writePrivateIfChanged(envFile, envData); err != nil {
+			return res, fmt.Errorf("writing the service environment: %w", err)
+		}
+	}
 	changed, existed, err := writeIfChanged(path, unit)
 	if err != nil {
 		return res, fmt.Errorf("installing %s: %w", UnitName, err)
 	}
-	res.Changed = changed
+	if _, _, err := writeIfChanged(m.autostartPath(), autostart); err != nil {
+		return res, fmt.Errorf("installing the tray's autostart entry: %w", err)
+	}
+	res.Changed = changed || envChanged
 	wrote := "wrote " + path
-	if !changed {
+	if !res.Changed {
 		wrote = path + " is already up to date"
 	}
+	tray := fmt.Sprintf("; the tray icon starts with the desktop session (%s)", m.autostartPath())
 	if opts.NoStart {
-		res.Message = fmt.Sprintf("%s (not started: --no-start).\nTo start it: %s", wrote, startHint)
+		res.Message = fmt.Sprintf("%s%s (not started: --no-start).\nTo start it: %s", wrote, tray, startHint)
 		return res, nil
 	}
 	if ok, why := m.available(); !ok {
-		return m.fallback(res, wrote, why), nil
+		return m.fallback(res, wrote+tray, why), nil
 	}
 	r := m.env.Runner
 	// The first command doubles as the probe: if it fails, no user
@@ -86,24 +117,28 @@ func (m *systemdManager) Install(ctx context.Context, opts InstallOptions) (Resu
 		first = []string{"--user", "daemon-reload"}
 	}
 	if out, err := run(ctx, r, &res, "systemctl", first...); err != nil {
-		return m.fallback(res, wrote, firstLine(out, err)), nil
+		return m.fallback(res, wrote+tray, firstLine(out, err)), nil
 	}
 	switch {
-	case !changed:
-		res.Message = fmt.Sprintf("%s; %s is enabled and running", wrote, UnitName)
+	case !res.Changed:
+		res.Message = fmt.Sprintf("%s; %s is enabled and running%s", wrote, UnitName, tray)
 		return res, nil
-	case existed:
-		for _, args := range [][]string{{"--user", "enable", UnitName}, {"--user", "restart", UnitName}} {
+	case existed || !changed:
+		steps := [][]string{{"--user", "enable", UnitName}, {"--user", "restart", UnitName}}
+		if !changed {
+			steps = [][]string{{"--user", "restart", UnitName}} // only the environment changed
+		}
+		for _, args := range steps {
 			if _, err := run(ctx, r, &res, "systemctl", args...); err != nil {
 				return res, fmt.Errorf("%s, but restarting failed: %w (see `journalctl --user -u %s`)", wrote, err, UnitName)
 			}
 		}
-		res.Message = fmt.Sprintf("updated %s to run %s daemon and restarted %s", path, binary, UnitName)
+		res.Message = fmt.Sprintf("updated %s to run %s daemon and restarted %s%s", path, binary, UnitName, tray)
 	default:
 		if _, err := run(ctx, r, &res, "systemctl", "--user", "enable", "--now", UnitName); err != nil {
 			return res, fmt.Errorf("%s, but starting failed: %w (see `journalctl --user -u %s`)", wrote, err, UnitName)
 		}
-		res.Message = fmt.Sprintf("installed %s at %s running %s daemon; it is started now and at every login", UnitName, path, binary)
+		res.Message = fmt.Sprintf("installed %s at %s running %s daemon; it is started now and at every login%s", UnitName, path, binary, tray)
 	}
 	return res, nil
 }
@@ -141,11 +176,25 @@ func (m *systemdManager) Uninstall(ctx context.Context, opts UninstallOptions) (
 		// no dangling trace is left behind.
 		m.removeWantsLink()
 	}
+	envFile := ""
+	if data, err := os.ReadFile(path); err == nil {
+		envFile = parseEnvFile(data)
+	}
 	if _, err := removeFile(path); err != nil {
 		return res, fmt.Errorf("uninstalling %s: %w", UnitName, err)
 	}
 	res.Changed = true
 	pruneEmptyDirs(filepath.Dir(path), m.pruneStop())
+	if _, err := removeFile(m.autostartPath()); err != nil {
+		return res, fmt.Errorf("removing the tray's autostart entry: %w", err)
+	}
+	pruneEmptyDirs(filepath.Dir(m.autostartPath()), m.pruneStop())
+	// Only the file install wrote: TEND_HOME itself is the user's.
+	if envFile != "" && filepath.Base(envFile) == EnvFileName {
+		if _, err := removeFile(envFile); err != nil {
+			return res, fmt.Errorf("removing the service environment: %w", err)
+		}
+	}
 	if managed {
 		if _, err := run(ctx, m.env.Runner, &res, "systemctl", "--user", "daemon-reload"); err != nil {
 			return res, fmt.Errorf("removed %s, but reloading systemd failed: %w", path, err)
@@ -221,6 +270,17 @@ func parseUnit(data []byte) (binary, home string) {
 		}
 	}
 	return binary, home
+}
+
+// parseEnvFile reads back the EnvironmentFile= of a unit this package wrote.
+func parseEnvFile(data []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "EnvironmentFile=-"); ok {
+			return strings.ReplaceAll(v, "%%", "%")
+		}
+	}
+	return ""
 }
 
 // firstWord splits off the first systemd word of s, undoing the quoting

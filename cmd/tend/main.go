@@ -48,7 +48,11 @@ type exitError struct {
 func (e *exitError) Error() string { return e.msg }
 
 func main() {
-	err := newRootCommand().Execute()
+	root := newRootCommand()
+	if exe, err := os.Executable(); err == nil {
+		root.SetArgs(bundleArgs(os.Args[1:], exe))
+	}
+	err := root.Execute()
 	if err == nil {
 		return
 	}

@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tend-agent/tend/dispatch"
 	"github.com/tend-agent/tend/packaging"
 )
 
@@ -21,7 +23,10 @@ func newServiceCommand(g *globalOptions) *cobra.Command {
 		Long: "On Linux `tend service install` writes a systemd user unit\n" +
 			"(~/.config/systemd/user/tend.service) and enables it with systemctl --user; on macOS\n" +
 			"it writes a launchd agent (~/Library/LaunchAgents/" + packaging.BundleID + ".plist) and loads it\n" +
-			"with launchctl. The service runs this binary's real path with `daemon`.\n" +
+			"with launchctl. The service runs this binary's real path with `daemon` (on macOS\n" +
+			"`daemon --tray`; on Linux an XDG autostart entry starts `tend tray` in the desktop\n" +
+			"session). It keeps " + strings.Join(packaging.ServiceEnvNames, ", ") + "\n" +
+			"as they are when you install (Linux: in TEND_HOME/" + packaging.EnvFileName + ").\n" +
 			"Uninstalling keeps the watchers and their history.",
 	}
 	var installNoStart, uninstallNoStart bool
@@ -41,13 +46,21 @@ func newServiceCommand(g *globalOptions) *cobra.Command {
 			if bin, err = filepath.EvalSymlinks(bin); err != nil {
 				return fmt.Errorf("resolving this binary: %w", err)
 			}
+			h, err := g.resolveHome()
+			if err != nil {
+				return err
+			}
 			res, err := m.Install(serviceCtx(cmd), packaging.InstallOptions{
 				Binary: bin, NoStart: installNoStart, Home: servicePinnedHome(g),
+				Env: packaging.CaptureEnv(os.Getenv), EnvDir: h.Dir,
 			})
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), res.Message)
+			if os.Getenv(dispatch.EnvAPIKey) != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is not copied into the service (keys are never written to a file); store it with `tend key set openai`\n", dispatch.EnvAPIKey)
+			}
 			return nil
 		},
 	}
