@@ -13,6 +13,9 @@
 // so tests can record the commands instead of running them.
 package packaging
 
+// Tend.icns, the app's icon, is drawn from the tray's icon (tray.AppIcon).
+//go:generate go test -run TestTendIcns -update .
+
 // BundleID is tend's bundle identifier: the launchd label, the name of the
 // launch agent's plist and CFBundleIdentifier in the repository's Info.plist.
 const BundleID = "dev.tend.agent"

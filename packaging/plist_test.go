@@ -113,6 +113,14 @@ func TestInfoPlist(t *testing.T) {
 		{"LSMinimumSystemVersion", "11.0"},
 		{"LSUIElement", true},
 		{"NSHighResolutionCapable", true},
+		{"CFBundleIconFile", "Tend"},
+		// Without these macOS asks with a bare "would like to access"
+		// and the daemon cannot see those folders until someone agrees.
+		{"NSDesktopFolderUsageDescription", reflect.TypeOf("")},
+		{"NSDocumentsFolderUsageDescription", reflect.TypeOf("")},
+		{"NSDownloadsFolderUsageDescription", reflect.TypeOf("")},
+		{"NSRemovableVolumesUsageDescription", reflect.TypeOf("")},
+		{"NSNetworkVolumesUsageDescription", reflect.TypeOf("")},
 	}
 	for _, w := range want {
 		got, ok := d[w.key]
@@ -134,6 +142,11 @@ func TestInfoPlist(t *testing.T) {
 		t.Errorf("CFBundleShortVersionString %q is not major.minor.patch", s)
 	}
 	if icon, ok := d["CFBundleIconFile"].(string); ok {
+		// macOS adds .icns when the name has no extension; build-app.sh
+		// copies packaging/Tend.icns into Contents/Resources.
+		if filepath.Ext(icon) == "" {
+			icon += ".icns"
+		}
 		if _, err := os.Stat(icon); err != nil {
 			t.Errorf("CFBundleIconFile %q: %v", icon, err)
 		}

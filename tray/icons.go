@@ -107,3 +107,8 @@ func encodeIcon(img image.Image) []byte {
 	}
 	return buf.Bytes()
 }
+
+// AppIcon is the application's icon at side×side pixels: the tray's
+// "watching" picture, so the app and its menu-bar icon look alike.
+// packaging/Tend.icns is drawn from it.
+func AppIcon(side int) image.Image { return drawIcon(Watching, side) }
