@@ -51,9 +51,9 @@ type State struct {
 	FireCount    int         `json:"fireCount"`
 	Failures     int         `json:"consecutiveFailures"`
 	Runs         int         `json:"runs"`
-	LastTrigger  time.Time   `json:"lastTrigger,omitempty"`
+	LastTrigger  time.Time   `json:"lastTrigger,omitzero"`
 	LastRunID    string      `json:"lastRunId,omitempty"`
-	LastRunEnd   time.Time   `json:"lastRunEnd,omitempty"`
+	LastRunEnd   time.Time   `json:"lastRunEnd,omitzero"`
 	LastOutcome  string      `json:"lastOutcome,omitempty"`
 	LastChanges  int         `json:"lastChanges"`
 	BaselineRoot string      `json:"baselineRoot,omitempty"`
@@ -61,8 +61,8 @@ type State struct {
 	Dirs         int         `json:"dirs"`
 	Skipped      []string    `json:"skipped,omitempty"`
 	EventID      uint64      `json:"eventId,omitempty"`
-	NextDue      time.Time   `json:"nextDue,omitempty"`
-	LastCheckEnd time.Time   `json:"lastCheckEnd,omitempty"`
+	NextDue      time.Time   `json:"nextDue,omitzero"`
+	LastCheckEnd time.Time   `json:"lastCheckEnd,omitzero"`
 	LastCheck    string      `json:"lastCheck,omitempty"`
 	FireTimes    []time.Time `json:"fireTimes,omitempty"`
 	// Pending are the changes seen but not yet handled by a finished run

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tend-agent/tend/dispatch"
+	"github.com/tend-agent/tend/runner"
 	"github.com/tend-agent/tend/watchers"
 )
 
@@ -62,7 +63,12 @@ func runHistory(ctx context.Context, g *globalOptions, ref string, o historyOpti
 		runs = []dispatch.Run{r}
 	}
 	if o.asJSON {
-		return printJSON(out, runs)
+		// The API's shape (camelCase keys), oldest run first as printed.
+		views := make([]runner.RunView, 0, len(runs))
+		for _, r := range runs {
+			views = append(views, runner.RunView{ID: r.ID, Start: r.Start, End: r.End, Records: r.Records})
+		}
+		return printJSON(out, views)
 	}
 	if len(runs) == 0 {
 		fmt.Fprintf(out, "%s has not run yet\n", def.Name)
