@@ -44,7 +44,7 @@ writes in the folder is ever run as the check.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().BoolVar(&f.template, "template", false, "make a template (no folder); attach it later with `tend attach`")
+	cmd.Flags().BoolVar(&f.template, "template", false, "make a template (no folder); attach it later with tend attach")
 	return cmd
 }
 

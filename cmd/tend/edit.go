@@ -58,7 +58,7 @@ func newEditCommand(g *globalOptions) *cobra.Command {
 	}
 	f.register(cmd)
 	f.registerRemovals(cmd)
-	cmd.Flags().StringVar(&path, "path", "", "move the watcher to another folder")
+	cmd.Flags().StringVar(&path, "path", "", "move the watcher to another folder, `PATH`")
 	cmd.Flags().BoolVar(&enable, "enable", false, "enable the watcher")
 	cmd.Flags().BoolVar(&disable, "disable", false, "disable the watcher")
 	return cmd

@@ -33,7 +33,7 @@ func newHistoryCommand(g *globalOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the runs as JSON")
-	cmd.Flags().StringVar(&o.runID, "run", "", "only this run")
+	cmd.Flags().StringVar(&o.runID, "run", "", "only the run with this `ID`")
 	return cmd
 }
 

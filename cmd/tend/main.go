@@ -35,6 +35,8 @@ func newRootCommand() *cobra.Command {
 	for _, f := range commandConstructors {
 		root.AddCommand(f(g))
 	}
+	addExamples(root)
+	groupFlags(root)
 	return root
 }
 

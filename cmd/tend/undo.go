@@ -42,6 +42,6 @@ func newUndoCommand(g *globalOptions) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&runID, "run", "", "the run to undo (see `tend history NAME`)")
+	cmd.Flags().StringVar(&runID, "run", "", "the `ID` of the run to undo (tend history NAME lists them)")
 	return cmd
 }
