@@ -37,6 +37,7 @@ func newRootCommand() *cobra.Command {
 	}
 	addExamples(root)
 	groupFlags(root)
+	addCompletions(root, g)
 	return root
 }
 
