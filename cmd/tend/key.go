@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
 	"github.com/tend-agent/tend/dispatch"
 )
 
@@ -27,14 +29,10 @@ func newKeyCommand(g *globalOptions) *cobra.Command {
 	}
 	set := &cobra.Command{
 		Use:   "set NAME",
-		Short: "Store the key NAME, read from standard input (e.g. `tend key set openai < key.txt`)",
+		Short: "Store the key NAME: typed without echo on a terminal, or read from standard input",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in := cmd.InOrStdin()
-			if f, ok := in.(*os.File); ok && isTerminal(f) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "Paste the key for %s and press Enter: ", args[0])
-			}
-			secret, err := readKey(in)
+			secret, err := readKeyInput(cmd.InOrStdin(), cmd.ErrOrStderr(), args[0])
 			if err != nil {
 				return err
 			}
@@ -64,6 +62,30 @@ func newKeyCommand(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
+// readKeyInput reads the key from standard input. On a terminal it asks
+// for it and turns echo off while it is typed, so the key is never on the
+// screen (or in a screen recording, or a terminal's scrollback).
+func readKeyInput(in io.Reader, prompt io.Writer, name string) (string, error) {
+	f, ok := in.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return readKey(in)
+	}
+	fmt.Fprintf(prompt, "Paste the key for %s and press Enter (it is not shown): ", name)
+	b, err := term.ReadPassword(int(f.Fd()))
+	fmt.Fprintln(prompt)
+	if err != nil {
+		return "", fmt.Errorf("reading the key from the terminal: %w", err)
+	}
+	if len(b) > maxKeyBytes {
+		return "", errors.New("the key typed is too long: give the key alone")
+	}
+	key := strings.TrimSpace(string(b))
+	if key == "" {
+		return "", errors.New("no key typed: paste it and press Enter, or pipe it in: `tend key set NAME < key.txt`")
+	}
+	return key, nil
+}
+
 // readKey reads one key: the first line of the input, trimmed.
 func readKey(in io.Reader) (string, error) {
 	r := bufio.NewReader(io.LimitReader(in, maxKeyBytes+1))
@@ -79,9 +101,4 @@ func readKey(in io.Reader) (string, error) {
 		return "", errors.New("no key on standard input: pipe it in, e.g. `tend key set openai < key.txt`")
 	}
 	return key, nil
-}
-
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
