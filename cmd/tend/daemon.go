@@ -3,12 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tend-agent/tend/daemon"
+	"github.com/tend-agent/tend/internal/home"
+	"github.com/tend-agent/tend/internal/logfile"
 )
 
 func init() { addCommand(newDaemonCommand) }
@@ -48,16 +52,28 @@ func runDaemon(ctx context.Context, g *globalOptions, o daemonOptions) error {
 	if o.verbose {
 		level = slog.LevelDebug
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	// The log goes to standard error (the journal, launchd's log file, a
+	// terminal) and to TEND_HOME/tend.log, which `tend logs` reads: a
+	// Tend.app started from Finder has no standard error anyone sees.
+	if err := os.MkdirAll(h.Dir, 0o700); err != nil {
+		return fmt.Errorf("creating TEND_HOME %s: %w", h.Dir, err)
+	}
+	lf, err := logfile.Open(logPath(h), logfile.DefaultMaxBytes, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	logOut := io.MultiWriter(lf, os.Stderr) // the file first: it never fails
+	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 	cfg, err := daemonConfig(h, log, o)
 	if err != nil {
 		return err
 	}
 	d := daemon.New(cfg)
 	ready := func() {
-		fmt.Fprintf(os.Stderr, "tend daemon: home %s, socket %s\n", h.Dir, h.Socket())
+		fmt.Fprintf(logOut, "tend daemon: home %s, socket %s\n", h.Dir, h.Socket())
 		if addr := d.HTTPAddr(); addr != "" {
-			fmt.Fprintf(os.Stderr, "tend daemon: history viewer on http://%s/ (`tend open` prints the link with its token)\n", addr)
+			fmt.Fprintf(logOut, "tend daemon: history viewer on http://%s/ (`tend open` prints the link with its token)\n", addr)
 		}
 		if o.tray {
 			go startTray(ctx, h, log)
@@ -65,3 +81,7 @@ func runDaemon(ctx context.Context, g *globalOptions, o daemonOptions) error {
 	}
 	return d.Run(ctx, ready)
 }
+
+// logPath is the daemon's log file, TEND_HOME/tend.log (rotated to
+// tend.log.1).
+func logPath(h home.Home) string { return filepath.Join(h.Dir, "tend.log") }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -58,7 +57,7 @@ func TestKeySetDoesNotEcho(t *testing.T) {
 		buf := make([]byte, 4096)
 		for {
 			n, err := master.Read(buf)
-			screen.write(buf[:n])
+			screen.Write(buf[:n])
 			if err != nil {
 				close(shown)
 				return
@@ -91,25 +90,6 @@ func TestKeySetDoesNotEcho(t *testing.T) {
 		t.Errorf("the terminal showed the key as it was typed: %q", s)
 	}
 	deleteTestKey(t)
-}
-
-// lockedBuffer is what the terminal has shown so far, written by the
-// reading goroutine and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) write(p []byte) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func deleteTestKey(t *testing.T) {
