@@ -37,7 +37,7 @@ func newAttachCommand(g *globalOptions) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&name, "name", "", "name of the new watcher (default TEMPLATE-N)")
+	cmd.Flags().StringVar(&name, "name", "", "`NAME` of the new watcher (default TEMPLATE-N)")
 	return cmd
 }
 

@@ -36,9 +36,9 @@ func newDaemonCommand(g *globalOptions) *cobra.Command {
 			return runDaemon(ctx, g, o)
 		},
 	}
-	cmd.Flags().StringVar(&o.http, "http", "127.0.0.1:7433", "loopback address of the history viewer (\"\" turns it off)")
+	cmd.Flags().StringVar(&o.http, "http", "127.0.0.1:7433", "loopback `ADDR` of the history viewer (\"\" turns it off)")
 	cmd.Flags().BoolVar(&o.tray, "tray", false, "also show the menu-bar icon")
-	cmd.Flags().IntVar(&o.maxRuns, "max-runs", 2, "runs at once across watchers; more wait in a queue")
+	cmd.Flags().IntVar(&o.maxRuns, "max-runs", 2, "`N` runs at once across watchers; more wait in a queue")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "log debug detail")
 	return cmd
 }

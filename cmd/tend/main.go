@@ -31,7 +31,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().StringVar(&g.home, "home", "", "tend's home folder (default $TEND_HOME or the user config dir)")
+	root.PersistentFlags().StringVar(&g.home, "home", "", "tend's home folder `DIR` (default $TEND_HOME or the user config dir)")
 	for _, f := range commandConstructors {
 		root.AddCommand(f(g))
 	}
