@@ -94,6 +94,9 @@ func TestProviderTextAnswer(t *testing.T) {
 			if k.name == "openai" && !reqs[0].IncludeUsage {
 				t.Fatalf("stream_options.include_usage not set")
 			}
+			if k.name == "openai" && (reqs[0].Header.Get("User-Agent") != "tend" || reqs[0].Header.Get("Authorization") != "Bearer sk-test") {
+				t.Fatalf("headers = %v, want User-Agent tend and the bearer key", reqs[0].Header)
+			}
 		})
 	}
 }

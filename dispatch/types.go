@@ -29,6 +29,46 @@ type Toolbox interface {
 	Call(ctx context.Context, name string, args json.RawMessage) (string, error)
 }
 
+// ToolResult is a tool's answer: its text, and pictures for a model that
+// can see them (file_read of an image).
+type ToolResult struct {
+	Text   string
+	Images []Image
+}
+
+// ResultToolbox is a Toolbox whose tools may also hand back pictures. The
+// agent loop calls CallResult instead of Call when a toolbox has it; the
+// error has Call's meaning.
+type ResultToolbox interface {
+	Toolbox
+	CallResult(ctx context.Context, name string, args json.RawMessage) (ToolResult, error)
+}
+
+// Image is a picture sent to the model with a tool result. Data, the
+// encoded bytes, is only in memory: the history keeps the reference (path,
+// size, hash), never the picture.
+type Image struct {
+	Path   string `json:"path"`
+	MIME   string `json:"mime"` // of Data: image/png or image/jpeg
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Bytes  int    `json:"bytes"`  // length of Data
+	SHA256 string `json:"sha256"` // of the file as read, hex
+	Data   []byte `json:"-"`
+}
+
+// Seer is implemented by providers that know whether their model can see
+// pictures.
+type Seer interface {
+	Vision() bool
+}
+
+// CanSee reports whether p's model accepts pictures.
+func CanSee(p Provider) bool {
+	s, ok := p.(Seer)
+	return ok && s.Vision()
+}
+
 // Message is one chat message, in a provider-neutral form.
 type Message struct {
 	Role       string     `json:"role"`
@@ -36,6 +76,8 @@ type Message struct {
 	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
 	ToolCallID string     `json:"toolCallId,omitempty"`
 	ToolName   string     `json:"toolName,omitempty"`
+	// Images go with a tool result to a model that can see.
+	Images []Image `json:"images,omitempty"`
 }
 
 // ToolCall is one call the model asked for. Arguments is a JSON object.
@@ -77,4 +119,7 @@ type ProviderConfig struct {
 	Model   string `json:"model,omitempty"`
 	BaseURL string `json:"baseURL,omitempty"`
 	KeyName string `json:"keyName,omitempty"`
+	// Vision says an OpenAI-compatible model accepts pictures (Ollama's
+	// server reports it by itself).
+	Vision bool `json:"vision,omitempty"`
 }

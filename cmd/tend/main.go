@@ -30,7 +30,9 @@ func newRootCommand() *cobra.Command {
 		Short:         "tend watches folders and lets a language model keep them in order",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       currentStamp().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.home, "home", "", "tend's home folder `DIR` (default $TEND_HOME or the user config dir)")
 	for _, f := range commandConstructors {
 		root.AddCommand(f(g))

@@ -12,8 +12,11 @@ import (
 	"github.com/tend-agent/tend/runner"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "0.1.0-dev"
+// version is set at build time with -ldflags "-X main.version=…"
+// (scripts/build.sh does).
+var version = defaultVersion
+
+const defaultVersion = "0.1.0-dev"
 
 // daemonConfig assembles the daemon from its parts.
 func daemonConfig(h home.Home, log *slog.Logger, o daemonOptions) (daemon.Config, error) {

@@ -40,6 +40,8 @@ type Request struct {
 	ToolParams   map[string]json.RawMessage
 	Stream       bool
 	IncludeUsage bool // OpenAI stream_options.include_usage
+	// Header is the request's HTTP header.
+	Header http.Header
 }
 
 // Last returns the last message of the request (zero if none).

@@ -100,7 +100,7 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 400, map[string]string{"error": "invalid request body: " + err.Error()})
 		return
 	}
-	req := Request{Model: body.Model, Stream: body.Stream == nil || *body.Stream}
+	req := Request{Model: body.Model, Stream: body.Stream == nil || *body.Stream, Header: r.Header.Clone()}
 	for _, m := range body.Messages {
 		msg := Message{Role: m.Role, Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID}
 		for _, tc := range m.ToolCalls {

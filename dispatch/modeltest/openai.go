@@ -101,7 +101,7 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		openaiError(w, 400, "invalid_request_error", "invalid_json", "could not parse the request body")
 		return
 	}
-	req := Request{Model: body.Model, Stream: body.Stream, IncludeUsage: body.StreamOptions.IncludeUsage}
+	req := Request{Model: body.Model, Stream: body.Stream, IncludeUsage: body.StreamOptions.IncludeUsage, Header: r.Header.Clone()}
 	for _, m := range body.Messages {
 		msg := Message{Role: m.Role, Content: openaiContent(m.Content), ToolCallID: m.ToolCallID, ToolName: m.Name}
 		for _, tc := range m.ToolCalls {
