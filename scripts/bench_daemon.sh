@@ -11,6 +11,8 @@
 #     so the run ends at once as failed).
 # It starts `tend daemon --http ""` on a fresh TEND_HOME, stops it and
 # removes everything at the end. Needs bash, coreutils, go and Linux /proc.
+# TEND_BIN=path measures that binary (e.g. a release build from
+# scripts/build.sh) instead of a plain `go build` of this checkout.
 set -euo pipefail
 
 entries=${1:-150000}
@@ -31,7 +33,12 @@ cleanup() {
 trap cleanup EXIT
 
 echo "building tend and the tree generator..."
-(cd "$repo" && go build -o "$tmp/tend" ./cmd/tend && go build -o "$tmp/treegen" ./fingerprint/internal/treegen/cmd/treegen)
+if [ -n "${TEND_BIN:-}" ]; then
+	cp "$TEND_BIN" "$tmp/tend"
+else
+	(cd "$repo" && go build -o "$tmp/tend" ./cmd/tend)
+fi
+(cd "$repo" && go build -o "$tmp/treegen" ./fingerprint/internal/treegen/cmd/treegen)
 "$tmp/treegen" "$tmp/tree" "$entries"
 
 export TEND_HOME=$tmp/home
