@@ -85,9 +85,11 @@ type Response struct {
 	// chunks) before the usual end, as a hostile or broken server would;
 	// it stops early when the client goes away. Server.Sent counts what
 	// was written. FloodOneEvent (OpenAI only) sends the flood as "data:"
-	// lines of one server-sent event that never ends.
+	// lines of one server-sent event that never ends; FloodOneLine (OpenAI
+	// only) sends it as one "data:" line that never ends.
 	Flood         int64
 	FloodOneEvent bool
+	FloodOneLine  bool
 	// Token counts reported at the end; 0 means a rough estimate.
 	PromptTokens     int
 	CompletionTokens int

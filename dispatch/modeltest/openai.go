@@ -195,6 +195,12 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		chunk(map[string]any{"content": p}, nil)
 	}
 	switch {
+	case resp.Flood > 0 && resp.FloodOneLine:
+		_, _ = fmt.Fprint(w, "data: ")
+		s.flood(r, resp.Flood, func(p string) bool {
+			_, err := fmt.Fprint(w, p)
+			return err == nil
+		})
 	case resp.Flood > 0 && resp.FloodOneEvent:
 		s.flood(r, resp.Flood, func(p string) bool {
 			_, err := fmt.Fprintf(w, "data: %s\n", p)
