@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench_lean.sh OLD_REF [ENTRIES]
 #
-# Measures this checkout against OLD_REF (e.g. the last commit that used
+# Measures this checkout's HEAD against OLD_REF (e.g. the last commit that used
 # github.com/openai/openai-go) side by side, in one run on one machine, as
 # issue 11 asks. For each of the two it reports:
 #   - the cold build time of the release binary (GOCACHE an empty temp
@@ -9,7 +9,8 @@
 #   - the size of that binary (-trimpath -ldflags "-s -w"),
 #   - the daemon's RSS per entry at ENTRIES (default 150000) entries, from
 #     scripts/bench_daemon.sh run on that binary.
-# OLD_REF is checked out in a temporary worktree, removed at the end.
+# Both are checked out in temporary worktrees (so edits made meanwhile do
+# not leak in), removed at the end.
 set -euo pipefail
 
 old=${1:?usage: $0 OLD_REF [ENTRIES]}
@@ -18,13 +19,15 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tend-lean.XXXXXX")
 cleanup() {
 	git -C "$repo" worktree remove --force "$tmp/old" 2>/dev/null || true
+	git -C "$repo" worktree remove --force "$tmp/new" 2>/dev/null || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
 git -C "$repo" worktree add --detach "$tmp/old" "$old" >/dev/null 2>&1
+git -C "$repo" worktree add --detach "$tmp/new" HEAD >/dev/null 2>&1
 old_rev=$(git -C "$tmp/old" rev-parse --short HEAD)
-new_rev=$(git -C "$repo" rev-parse --short HEAD)
+new_rev=$(git -C "$tmp/new" rev-parse --short HEAD)
 
 build() { # build NAME DIR: cold release build into $tmp/NAME
 	local name=$1 dir=$2 start end
@@ -40,7 +43,7 @@ build() { # build NAME DIR: cold release build into $tmp/NAME
 
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 build old "$tmp/old"
-build new "$repo"
+build new "$tmp/new"
 for name in old new; do
 	rev=$old_rev
 	[ $name = new ] && rev=$new_rev
@@ -49,6 +52,6 @@ for name in old new; do
 done
 for name in old new; do
 	echo "== $name: daemon at $entries entries"
-	TEND_BIN=$tmp/$name "$repo/scripts/bench_daemon.sh" "$entries"
+	TEND_BIN=$tmp/$name "$tmp/new/scripts/bench_daemon.sh" "$entries"
 done
 echo "machine load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
