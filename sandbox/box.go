@@ -34,6 +34,9 @@ type Options struct {
 	// more than one hard link. Off, such a file is refused: its content is
 	// shared with another name, which may lie outside the folder.
 	AllowHardLinks bool
+	// Vision: the model can see pictures, so file_read of an image also
+	// attaches the picture (see CallResult).
+	Vision bool
 	// Deny are tend's own files inside the folder (TEND_HOME, the tend
 	// program), as slash paths relative to the folder with symlinks
 	// resolved. No tool reaches a path equal to or beneath one, by any

@@ -62,6 +62,9 @@ func (b *Box) fileRead(ctx context.Context, raw json.RawMessage) (string, error)
 	if err != nil {
 		return "", describeErr(rel, err)
 	}
+	if mime := imageMIME(data); mime != "" {
+		return b.readImage(ctx, rel, f, st.Size, mime) // image.go
+	}
 	if isBinary(data) {
 		return fmt.Sprintf("%s is a binary file of %d bytes; its content is not shown", shown(rel), st.Size), nil
 	}
