@@ -56,12 +56,15 @@ type Event struct {
 
 // ToolCallRecord is one executed tool call.
 type ToolCallRecord struct {
-	ID       string          `json:"id"`
-	Name     string          `json:"name"`
-	Args     json.RawMessage `json:"args"`
-	Result   string          `json:"result"` // as sent back to the model (capped)
-	Err      bool            `json:"error"`
-	Duration time.Duration   `json:"duration"`
+	ID     string          `json:"id"`
+	Name   string          `json:"name"`
+	Args   json.RawMessage `json:"args"`
+	Result string          `json:"result"` // as sent back to the model (capped)
+	// Images went with the result to a model that can see (references in
+	// JSON; the bytes stay in memory).
+	Images   []Image       `json:"images,omitempty"`
+	Err      bool          `json:"error"`
+	Duration time.Duration `json:"duration"`
 }
 
 // Transcript is the full record of one agent run.
@@ -95,7 +98,7 @@ func RunAgent(ctx context.Context, p Provider, tools Toolbox, prompt string, opt
 	if tools != nil {
 		specs = tools.Specs()
 	}
-	a := &agent{tr: &tr, opts: opts, tools: tools, specs: specs}
+	a := &agent{tr: &tr, opts: opts, tools: tools, specs: specs, sees: CanSee(p)}
 	if opts.System != "" {
 		a.add(Message{Role: RoleSystem, Content: opts.System}, 0)
 	}
@@ -113,6 +116,7 @@ type agent struct {
 	opts  AgentOptions
 	tools Toolbox
 	specs []ToolSpec
+	sees  bool // the model takes pictures with tool results
 }
 
 func withAgentDefaults(o AgentOptions) AgentOptions {
@@ -207,6 +211,7 @@ func (a *agent) runTool(ctx context.Context, call ToolCall, round int, tooLarge 
 	start := a.opts.Clock()
 	var (
 		result string
+		images []Image
 		err    error
 	)
 	switch {
@@ -223,7 +228,7 @@ func (a *agent) runTool(ctx context.Context, call ToolCall, round int, tooLarge 
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		result, err = a.tools.Call(ctx, call.Name, args)
+		result, images, err = a.call(ctx, call.Name, args)
 	}
 	rec.Duration = a.opts.Clock().Sub(start)
 	if err != nil {
@@ -231,12 +236,28 @@ func (a *agent) runTool(ctx context.Context, call ToolCall, round int, tooLarge 
 		result = "error: " + err.Error()
 	}
 	rec.Result = capText(result, a.opts.MaxToolResult)
+	rec.Images = images
 	a.tr.ToolCalls = append(a.tr.ToolCalls, rec)
 	if a.opts.OnEvent != nil {
 		r := rec
 		a.opts.OnEvent(Event{Kind: EventToolResult, Round: round, Tool: &r})
 	}
-	a.add(Message{Role: RoleTool, Content: rec.Result, ToolCallID: call.ID, ToolName: call.Name}, round)
+	a.add(Message{Role: RoleTool, Content: rec.Result, ToolCallID: call.ID, ToolName: call.Name, Images: images}, round)
+}
+
+// call runs a tool, through CallResult when the toolbox can hand back
+// pictures and the model can see them.
+func (a *agent) call(ctx context.Context, name string, args json.RawMessage) (string, []Image, error) {
+	rt, ok := a.tools.(ResultToolbox)
+	if !ok || !a.sees {
+		out, err := a.tools.Call(ctx, name, args)
+		return out, nil, err
+	}
+	r, err := rt.CallResult(ctx, name, args)
+	if err != nil {
+		return "", nil, err
+	}
+	return r.Text, r.Images, nil
 }
 
 // tooLargeArgs stands for refused arguments in the transcript, the

@@ -72,6 +72,9 @@ type Record struct {
 	Result     string          `json:"result,omitempty"`
 	Error      bool            `json:"error,omitempty"`
 	DurationMs int64           `json:"durationMs,omitempty"` // tool and run-end
+	// Images are the pictures a tool result showed the model: path, size
+	// and hash only, never the picture.
+	Images []Image `json:"images,omitempty"`
 
 	// ledger
 	Effects json.RawMessage `json:"effects,omitempty"`
@@ -202,7 +205,7 @@ func (h *History) AppendTranscript(runID string, pass int, tr Transcript) error 
 			tc := tr.ToolCalls[tool]
 			tool++
 			rec = Record{Type: RecTool, RunID: runID, Pass: pass, Name: tc.Name, Args: tc.Args,
-				Result: tc.Result, Error: tc.Err, DurationMs: tc.Duration.Milliseconds()}
+				Result: tc.Result, Error: tc.Err, DurationMs: tc.Duration.Milliseconds(), Images: tc.Images}
 		} else {
 			rec = Record{Type: RecMessage, RunID: runID, Pass: pass, Role: m.Role, Content: m.Content}
 			if rec.Content == "" && len(m.ToolCalls) > 0 {

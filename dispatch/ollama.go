@@ -22,6 +22,7 @@ type ollamaProvider struct {
 	client *api.Client
 	base   string
 	model  string
+	vision bool // the server reports the "vision" capability for the model
 	now    func() time.Time
 }
 
@@ -67,11 +68,32 @@ func newOllama(ctx context.Context, cfg ProviderConfig, log *slog.Logger) (*olla
 		}
 		p.model = m
 	}
+	p.vision = p.canSee(ctx, log)
 	return p, nil
 }
 
 func (p *ollamaProvider) Name() string  { return KindOllama }
 func (p *ollamaProvider) Model() string { return p.model }
+func (p *ollamaProvider) Vision() bool  { return p.vision }
+
+// canSee asks the server whether the model takes pictures. A server that
+// cannot say (too old, or not answering now: the chat call will report
+// that) means no: the model then gets descriptions of pictures.
+func (p *ollamaProvider) canSee(ctx context.Context, log *slog.Logger) bool {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	show, err := p.client.Show(ctx, &api.ShowRequest{Model: p.model})
+	if err != nil {
+		log.Debug("could not ask the server whether the model can see pictures; assuming it cannot", "model", p.model, "err", err)
+		return false
+	}
+	for _, c := range show.Capabilities {
+		if string(c) == "vision" {
+			return true
+		}
+	}
+	return false
+}
 
 // toolFamilies are model families known to handle tool calls, used when the
 // server is too old to report capabilities.
@@ -224,6 +246,11 @@ func toOllamaMessages(msgs []Message) []api.Message {
 	out := make([]api.Message, 0, len(msgs))
 	for _, m := range msgs {
 		om := api.Message{Role: m.Role, Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID}
+		for _, im := range m.Images {
+			if len(im.Data) > 0 {
+				om.Images = append(om.Images, api.ImageData(im.Data))
+			}
+		}
 		for i, tc := range m.ToolCalls {
 			args := api.NewToolCallFunctionArguments()
 			if len(tc.Arguments) > 0 {

@@ -101,7 +101,8 @@ func (r *Runner) Pass(ctx context.Context, req watchers.PassRequest) watchers.Pa
 	hist := r.history(def.ID)
 	rs := r.state(def, req.RunID, req.DryRun)
 	changed := dispatch.ChangedFromDiff(req.Changes.Added, req.Changes.Removed, req.Changes.Modified)
-	pcfg := dispatch.ProviderConfig{Kind: def.Provider.Kind, Model: def.Provider.Model, BaseURL: def.Provider.BaseURL, KeyName: def.Provider.KeyName}
+	pcfg := dispatch.ProviderConfig{Kind: def.Provider.Kind, Model: def.Provider.Model, BaseURL: def.Provider.BaseURL, KeyName: def.Provider.KeyName,
+		Vision: def.Provider.Vision}
 	// The provider comes first so the run-start record names the model,
 	// also the one picked when the watcher names none.
 	prov, perr := r.cfg.NewProvider(ctx, pcfg, r.cfg.Keys, r.cfg.Log.With("watcher", def.Name))
@@ -147,6 +148,7 @@ func (r *Runner) Pass(ctx context.Context, req watchers.PassRequest) watchers.Pa
 			DryRun: req.DryRun, Trash: r.cfg.Trash, BackupDir: r.runDir(def.ID, req.RunID), Now: r.cfg.Clock.Now,
 			StepHook:       r.cfg.StepHook,
 			AllowHardLinks: def.AllowHardLinks,
+			Vision:         dispatch.CanSee(prov),
 			// TEND_HOME and the program when the folder holds them, and the
 			// folder's .tendignore: the model must not mute its own watcher.
 			Deny: append(r.cfg.Home.Own(def.Path), fingerprint.TendIgnoreFile),
@@ -271,13 +273,26 @@ func (t toolbox) Specs() []dispatch.ToolSpec {
 }
 
 func (t toolbox) Call(ctx context.Context, name string, args json.RawMessage) (string, error) {
+	r, err := t.CallResult(ctx, name, args)
+	return r.Text, err
+}
+
+// CallResult is Call that also hands over the pictures file_read attaches
+// for a model that can see.
+func (t toolbox) CallResult(ctx context.Context, name string, args json.RawMessage) (dispatch.ToolResult, error) {
 	if name == dispatch.ChangesToolName && len(t.changed) > dispatch.MaxPromptPaths {
-		return dispatch.ListChanges(t.changed, args)
+		out, err := dispatch.ListChanges(t.changed, args)
+		return dispatch.ToolResult{Text: out}, err
 	}
-	out, err := t.b.Call(ctx, name, args)
+	r, err := t.b.CallResult(ctx, name, args)
 	var le *sandbox.LedgerError
 	if errors.As(err, &le) && t.stop != nil {
 		t.stop(le)
+	}
+	out := dispatch.ToolResult{Text: r.Text}
+	for _, im := range r.Images {
+		out.Images = append(out.Images, dispatch.Image{Path: im.Path, MIME: im.MIME, Width: im.Width, Height: im.Height,
+			Bytes: im.Bytes, SHA256: im.SHA256, Data: im.Data})
 	}
 	return out, err
 }

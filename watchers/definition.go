@@ -16,6 +16,9 @@ type Provider struct {
 	Model   string `json:"model,omitempty"`
 	BaseURL string `json:"baseURL,omitempty"`
 	KeyName string `json:"keyName,omitempty"`
+	// Vision: the OpenAI-compatible model takes pictures, so file_read of
+	// an image shows it the picture. (Ollama reports this by itself.)
+	Vision bool `json:"vision,omitempty"`
 }
 
 // Guards keep a watcher from looping on its own changes.

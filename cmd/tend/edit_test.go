@@ -46,6 +46,10 @@ func TestCLIEditKeepsNestedFields(t *testing.T) {
 		{[]string{"--model", "m2"}, func(d watchers.Definition) bool {
 			return d.Provider == watchers.Provider{Kind: "openai", Model: "m2", BaseURL: "http://127.0.0.1:9/v1", KeyName: "local"}
 		}},
+		{[]string{"--vision"}, func(d watchers.Definition) bool {
+			return d.Provider == watchers.Provider{Kind: "openai", Model: "m2", BaseURL: "http://127.0.0.1:9/v1", KeyName: "local", Vision: true}
+		}},
+		{[]string{"--vision=false"}, func(d watchers.Definition) bool { return !d.Provider.Vision && d.Provider.Model == "m2" }},
 		{[]string{"--no-fail-pattern", "--no-max-fires", "--no-key"}, func(d watchers.Definition) bool {
 			return d.Tail.FailPattern == "" && d.Tail.OKPattern == "OK" && d.Guards.MaxFires == 0 && d.Guards.CooldownSeconds == 30 &&
 				d.Provider.KeyName == "" && d.Provider.Model == "m2"

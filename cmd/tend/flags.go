@@ -14,6 +14,7 @@ type watcherFlags struct {
 	name, instructions, responsiveness string
 	ignore, include, exclude           []string
 	noRecursive, hidden, dryRun        bool
+	vision                             bool
 	model, provider, baseURL, keyName  string
 	settle, maxIterations              int
 	schedule, check, skill             string
@@ -41,6 +42,8 @@ func (f *watcherFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.provider, "provider", "", "`PROVIDER`: ollama (default) or openai (any OpenAI-compatible server)")
 	fl.StringVar(&f.baseURL, "base-url", "", "model server `URL`")
 	fl.StringVar(&f.keyName, "key", "", "keyring entry `NAME` holding the API key (default openai)")
+	fl.BoolVar(&f.vision, "vision", false, "the OpenAI-compatible model can see pictures: file_read of an image shows it the picture "+
+		"(Ollama reports this by itself; --vision=false turns it off)")
 	fl.IntVar(&f.settle, "settle", 0, "`SECONDS` to let the folder settle after a run (default 2, 0 = none)")
 	fl.IntVar(&f.maxIterations, "max-iterations", 0, "`N` passes per run at most (default 5)")
 	fl.StringVar(&f.schedule, "schedule", "", "also run on a schedule, `WHEN`: 'every 5m', 'daily 09:00 mon,thu', 'hourly :15,:45', …")
@@ -131,6 +134,7 @@ func (f *watcherFlags) patch(cmd *cobra.Command) (map[string]any, error) {
 	set("model", "provider.model", f.model)
 	set("base-url", "provider.baseURL", f.baseURL)
 	set("key", "provider.keyName", f.keyName)
+	set("vision", "provider.vision", f.vision)
 	set("tail", "tail.file", f.tail)
 	set("ok-pattern", "tail.okPattern", f.okPattern)
 	set("fail-pattern", "tail.failPattern", f.failPattern)

@@ -29,6 +29,9 @@ type Message struct {
 	ToolCalls  []ToolCall
 	ToolCallID string
 	ToolName   string
+	// Images are the pictures the message carried, decoded: Ollama's
+	// "images", or OpenAI image_url parts with data URLs.
+	Images [][]byte
 }
 
 // Request is one chat request as the server received it.

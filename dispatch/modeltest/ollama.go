@@ -80,8 +80,9 @@ type ollamaWireMessage struct {
 			Arguments json.RawMessage `json:"arguments"`
 		} `json:"function"`
 	} `json:"tool_calls"`
-	ToolName   string `json:"tool_name"`
-	ToolCallID string `json:"tool_call_id"`
+	ToolName   string   `json:"tool_name"`
+	ToolCallID string   `json:"tool_call_id"`
+	Images     [][]byte `json:"images"` // base64 in JSON
 }
 
 func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
@@ -102,7 +103,7 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	}
 	req := Request{Model: body.Model, Stream: body.Stream == nil || *body.Stream, Header: r.Header.Clone()}
 	for _, m := range body.Messages {
-		msg := Message{Role: m.Role, Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID}
+		msg := Message{Role: m.Role, Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID, Images: m.Images}
 		for _, tc := range m.ToolCalls {
 			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: string(tc.Function.Arguments)})
 		}

@@ -1,6 +1,7 @@
 package modeltest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -50,24 +51,45 @@ func (s *Server) openaiModels(w http.ResponseWriter, r *http.Request) {
 }
 
 // openaiContent reads a message content that is a string, null or an array
-// of text parts.
-func openaiContent(raw json.RawMessage) string {
+// of text and image_url parts. Pictures must be base64 data URLs (the
+// stand-in fetches nothing); others are an error, as a server that cannot
+// reach the URL answers.
+func openaiContent(raw json.RawMessage) (string, [][]byte, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s
+		return s, nil, nil
 	}
 	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
 	}
-	if json.Unmarshal(raw, &parts) == nil {
-		var b strings.Builder
-		for _, p := range parts {
+	if json.Unmarshal(raw, &parts) != nil {
+		return "", nil, nil
+	}
+	var b strings.Builder
+	var images [][]byte
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
 			b.WriteString(p.Text)
+		case "image_url":
+			meta, data, ok := strings.Cut(p.ImageURL.URL, ",")
+			if !ok || !strings.HasPrefix(meta, "data:image/") || !strings.HasSuffix(meta, ";base64") {
+				return "", nil, fmt.Errorf("image_url must be a data:image/...;base64 URL")
+			}
+			img, err := base64.StdEncoding.DecodeString(data)
+			if err != nil {
+				return "", nil, fmt.Errorf("image_url data is not base64: %v", err)
+			}
+			images = append(images, img)
+		default:
+			return "", nil, fmt.Errorf("unknown content part type %q", p.Type)
 		}
-		return b.String()
 	}
-	return ""
+	return b.String(), images, nil
 }
 
 func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
@@ -103,7 +125,15 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	}
 	req := Request{Model: body.Model, Stream: body.Stream, IncludeUsage: body.StreamOptions.IncludeUsage, Header: r.Header.Clone()}
 	for _, m := range body.Messages {
-		msg := Message{Role: m.Role, Content: openaiContent(m.Content), ToolCallID: m.ToolCallID, ToolName: m.Name}
+		text, images, err := openaiContent(m.Content)
+		if err == nil && len(images) > 0 && m.Role != "user" {
+			err = fmt.Errorf("image content is only allowed in user messages, not %s messages", m.Role)
+		}
+		if err != nil {
+			openaiError(w, 400, "invalid_request_error", "invalid_content", err.Error())
+			return
+		}
+		msg := Message{Role: m.Role, Content: text, ToolCallID: m.ToolCallID, ToolName: m.Name, Images: images}
 		for _, tc := range m.ToolCalls {
 			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 		}
