@@ -29,29 +29,30 @@ git -C "$repo" worktree add --detach "$tmp/new" HEAD >/dev/null 2>&1
 old_rev=$(git -C "$tmp/old" rev-parse --short HEAD)
 new_rev=$(git -C "$tmp/new" rev-parse --short HEAD)
 
-build() { # build NAME DIR: cold release build into $tmp/NAME
+build() { # build NAME DIR: cold release build into $tmp/bin/NAME
 	local name=$1 dir=$2 start end
 	export GOCACHE=$tmp/gocache-$name
 	mkdir -p "$GOCACHE"
 	(cd "$dir" && go mod download)
 	start=$(date +%s%N)
-	(cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$tmp/$name" ./cmd/tend)
+	(cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$tmp/bin/$name" ./cmd/tend)
 	end=$(date +%s%N)
-	echo "$(((end - start) / 1000000))" >"$tmp/$name.ms"
+	echo "$(((end - start) / 1000000))" >"$tmp/bin/$name.ms"
 	unset GOCACHE
 }
 
+mkdir -p "$tmp/bin"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 build old "$tmp/old"
 build new "$tmp/new"
 for name in old new; do
 	rev=$old_rev
 	[ $name = new ] && rev=$new_rev
-	ms=$(cat "$tmp/$name.ms")
-	echo "== $name ($rev): binary $(stat -c %s "$tmp/$name") bytes; cold build $((ms / 1000)).$(((ms % 1000) / 100)) s"
+	ms=$(cat "$tmp/bin/$name.ms")
+	echo "== $name ($rev): binary $(stat -c %s "$tmp/bin/$name") bytes; cold build $((ms / 1000)).$(((ms % 1000) / 100)) s"
 done
 for name in old new; do
 	echo "== $name: daemon at $entries entries"
-	TEND_BIN=$tmp/$name "$tmp/new/scripts/bench_daemon.sh" "$entries"
+	TEND_BIN=$tmp/bin/$name "$tmp/new/scripts/bench_daemon.sh" "$entries"
 done
 echo "machine load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
