@@ -92,12 +92,6 @@ c1=$(cpu_ticks)
 rss=$(rss_kb)
 anon=$(anon_kb)
 
-f=$(find "$tmp/tree" -type f -name '*.txt' -print -quit)
-s=$(now)
-echo "one more line" >>"$f"
-wait_for "the run after one change" 60 ran
-e=$(now)
-
 echo
 echo "tree: $files files, $dirs dirs ($total entries); machine: $(nproc) cores"
 echo "inotify watches: $watches"
@@ -106,6 +100,13 @@ echo "RSS idle:                       $((rss / 1024)) MiB = $((rss * 1024 / tota
 echo "  of which anonymous:           $((anon / 1024)) MiB = $((anon * 1024 / total)) B/entry (the rest is the mapped binary)"
 echo "  RSS with no watcher:          $((rss0 / 1024)) MiB; added by watching: $(((rss - rss0) * 1024 / total)) B/entry"
 echo "CPU over 10 idle seconds:       $((c1 - c0)) ticks of 1/$(getconf CLK_TCK) s   (target 0)"
+
+# Last, so a slow run on a busy machine does not lose the figures above.
+f=$(find "$tmp/tree" -type f -name '*.txt' -print -quit)
+s=$(now)
+echo "one more line" >>"$f"
+wait_for "the run after one change" 60 ran
+e=$(now)
 echo "one file changed until idle:    $(ms $((e - s)))   (debounce 0.2 s + run + settle 2 s)"
 kill -TERM "$pid"
 wait "$pid" || true
