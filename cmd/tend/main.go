@@ -33,6 +33,7 @@ func newRootCommand() *cobra.Command {
 		Version:       currentStamp().String(),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print the version and the commit tend was built from (as tend version)")
 	root.PersistentFlags().StringVar(&g.home, "home", "", "tend's home folder `DIR` (default $TEND_HOME or the user config dir)")
 	for _, f := range commandConstructors {
 		root.AddCommand(f(g))
