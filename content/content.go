@@ -12,11 +12,11 @@ import (
 // Limits on what one extraction produces. The model sees at most 15,000
 // characters of a file; the extra room is for file_search over the text.
 const (
-	MaxText       = 1 << 20 // bytes of extracted text kept
-	maxListing    = 200     // archive entries listed
-	maxSheetRows  = 40      // spreadsheet rows shown per sheet
-	maxSheetCols  = 16      // spreadsheet columns shown
-	maxSheets     = 10      // spreadsheet sheets shown
+	MaxText       = 1 << 20  // bytes of extracted text kept
+	maxListing    = 200      // archive entries listed
+	maxSheetRows  = 40       // spreadsheet rows shown per sheet
+	maxSheetCols  = 16       // spreadsheet columns shown
+	maxSheets     = 10       // spreadsheet sheets shown
 	maxMemberSize = 64 << 20 // bytes read from one member of a zip container
 	sniffBytes    = 3072
 )
