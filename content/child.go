@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,7 +24,7 @@ const EnvExtract = "TEND_CONTENT_EXTRACT"
 // Limits of one extraction child.
 const (
 	ChildTimeout   = 10 * time.Second
-	ChildMemory    = 512 << 20 // RLIMIT_AS of the child, bytes
+	ChildMemory    = 512 << 20 // RLIMIT_DATA of the child, bytes
 	maxChildOutput = MaxText*2 + 64<<10
 )
 
@@ -49,16 +50,7 @@ func RunChildIfAsked() {
 }
 
 func childMain() int {
-	var lim Limits
-	if err := json.Unmarshal([]byte(os.Getenv(EnvExtract)), &lim); err != nil || lim.Memory == 0 {
-		lim = DefaultLimits
-	}
-	// The address-space limit binds this process and whatever it starts
-	// (pdftotext); the Go runtime is told too, so it collects before it
-	// hits the wall, and a deep recursion fails early instead of eating it.
-	unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: lim.Memory, Max: lim.Memory})
-	debug.SetMemoryLimit(int64(lim.Memory) / 2)
-	debug.SetMaxStack(64 << 20)
+	applyChildLimits()
 	var st unix.Stat_t
 	if err := unix.Fstat(0, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		fmt.Fprintln(os.Stderr, "tend extract: standard input must be a regular file")
@@ -69,6 +61,27 @@ func childMain() int {
 		return 1
 	}
 	return 0
+}
+
+// applyChildLimits binds the child to the limits the daemon passed in
+// EnvExtract.
+func applyChildLimits() {
+	var lim Limits
+	if err := json.Unmarshal([]byte(os.Getenv(EnvExtract)), &lim); err != nil || lim.Memory == 0 {
+		lim = DefaultLimits
+	}
+	// The memory limit binds this process and whatever it starts
+	// (pdftotext). It is RLIMIT_DATA, not RLIMIT_AS: the Go runtime
+	// reserves about 1.6 GiB of address space it never touches, so an
+	// address-space limit of 512 MiB kills even an idle child (measured
+	// with Go 1.26), while the data limit counts the memory really mapped
+	// for writing. RLIMIT_AS stays as a backstop well above the
+	// reservation. The Go runtime is told too, so it collects before it
+	// hits the wall, and a deep recursion fails early instead of eating it.
+	unix.Setrlimit(unix.RLIMIT_DATA, &unix.Rlimit{Cur: lim.Memory, Max: lim.Memory})
+	unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: lim.Memory + 4<<30, Max: lim.Memory + 4<<30})
+	debug.SetMemoryLimit(int64(lim.Memory) / 2)
+	debug.SetMaxStack(64 << 20)
 }
 
 // Run extracts f (an already-opened regular file of size bytes) in a child
@@ -99,30 +112,28 @@ func Run(ctx context.Context, f *os.File, size int64, lim Limits) Result {
 	// Kill the whole group: pdftotext runs under the child.
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
-	var out capped
-	out.max = maxChildOutput
-	var errb capped
-	errb.max = 4096
+	out := capped{max: maxChildOutput, stop: cancel}
+	errb := capped{max: 4096}
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()
 	if parent.Err() != nil {
 		res.Failed = "the file's content was not read: the run was stopped"
 		return res
 	}
-	if ctx.Err() != nil {
-		res.Failed = fmt.Sprintf("the file's content could not be read: reading it took longer than %s, so it was stopped (the file may be damaged or built to stall readers)", lim.Timeout)
-		return res
-	}
 	if out.over {
 		res.Failed = "the file's content could not be read: the reader produced more output than allowed"
 		return res
 	}
+	if ctx.Err() != nil {
+		res.Failed = fmt.Sprintf("the file's content could not be read: reading it took longer than %s, so it was stopped (the file may be damaged or built to stall readers)", lim.Timeout)
+		return res
+	}
 	if err != nil {
-		res.Failed = "the file's content could not be read: " + childFailure(err, errb.String(), lim)
+		res.Failed = "the file's content could not be read: " + childFailure(err, errb.buf.String(), lim)
 		return res
 	}
 	var got Result
-	if jerr := json.Unmarshal(out.Bytes(), &got); jerr != nil || got.MIME == "" {
+	if jerr := json.Unmarshal(out.buf.Bytes(), &got); jerr != nil || got.MIME == "" {
 		res.Failed = "the file's content could not be read: the reader gave no result"
 		return res
 	}
@@ -136,10 +147,10 @@ func childFailure(err error, stderr string, lim Limits) string {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			return fmt.Sprintf("the reader was killed by signal %s (the file may be damaged or built to crash readers)", ws.Signal())
 		}
-		if bytes.Contains([]byte(stderr), []byte("out of memory")) || bytes.Contains([]byte(stderr), []byte("cannot allocate memory")) {
+		if strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory") || strings.Contains(stderr, "std::bad_alloc") {
 			return fmt.Sprintf("reading it needed more than %d MiB of memory, so it was stopped (the file may be damaged or built to exhaust readers)", lim.Memory>>20)
 		}
-		if bytes.Contains([]byte(stderr), []byte("stack exceeds")) {
+		if strings.Contains(stderr, "stack exceeds") {
 			return "its structure nests too deeply to read (the file may be damaged or built to crash readers)"
 		}
 		return fmt.Sprintf("the reader failed (exit status %d; the file may be damaged)", ee.ExitCode())
@@ -147,20 +158,26 @@ func childFailure(err error, stderr string, lim Limits) string {
 	return "the reader could not be started: " + oneLine(err.Error())
 }
 
-// capped is a buffer that keeps at most max bytes and notes overflow.
+// capped is a buffer that keeps at most max bytes and notes overflow. It
+// does not embed bytes.Buffer: io.Copy would use the buffer's ReadFrom
+// and bypass the cap.
 type capped struct {
-	bytes.Buffer
+	buf  bytes.Buffer
 	max  int
 	over bool
+	stop func()
 }
 
 func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.Len(); len(p) > room {
+	if room := c.max - c.buf.Len(); len(p) > room {
 		c.over = true
-		c.Buffer.Write(p[:max(room, 0)])
-		return len(p), nil
+		c.buf.Write(p[:max(room, 0)])
+		if c.stop != nil {
+			c.stop() // kills the child, which would block on a full pipe
+		}
+		return 0, errors.New("output limit reached")
 	}
-	return c.Buffer.Write(p)
+	return c.buf.Write(p)
 }
 
 var _ io.Writer = (*capped)(nil)

@@ -11,10 +11,40 @@ import (
 	"github.com/tend-agent/tend/content/contenttest"
 )
 
+// envMisbehave makes the extraction child of this test binary misbehave
+// on purpose, under the real limits, to test that they hold.
+const envMisbehave = "TEND_CONTENT_TEST_MISBEHAVE"
+
 func TestMain(m *testing.M) {
+	if how := os.Getenv(envMisbehave); how != "" && os.Getenv(EnvExtract) != "" {
+		applyChildLimits()
+		misbehave(how)
+	}
 	RunChildIfAsked()
 	debugPanics = true
 	os.Exit(m.Run())
+}
+
+var sink [][]byte
+
+func misbehave(how string) {
+	switch how {
+	case "memory":
+		for {
+			b := make([]byte, 64<<20)
+			for i := range b {
+				b[i] = 1
+			}
+			sink = append(sink, b)
+		}
+	case "hang":
+		select {}
+	case "flood":
+		b := bytes.Repeat([]byte("x"), 1<<20)
+		for {
+			os.Stdout.Write(b)
+		}
+	}
 }
 
 func extractBytes(b []byte) Result { return Extract(bytes.NewReader(b), int64(len(b))) }

@@ -16,8 +16,8 @@ import (
 // PDF limits: a page tree deeper or larger than this is not a real
 // document (a reference loop makes it endless).
 const (
-	maxPDFDepth = 32
-	maxPDFNodes = 100000
+	maxPDFDepth = 24
+	maxPDFNodes = 20000
 	maxPDFPages = 5000
 )
 
