@@ -1,6 +1,9 @@
 package content
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Key names one version of a file: a change of size, mtime or inode (a
 // replaced file) makes a new key.
@@ -60,3 +63,10 @@ func (c *Cache) Len() int {
 	defer c.mu.Unlock()
 	return len(c.m)
 }
+
+// started counts extraction children started by Run, for tests and
+// diagnostics.
+var started atomic.Int64
+
+// Started is the number of extraction children started so far.
+func Started() int64 { return started.Load() }

@@ -115,6 +115,7 @@ func Run(ctx context.Context, f *os.File, size int64, lim Limits) Result {
 	out := capped{max: maxChildOutput, stop: cancel}
 	errb := capped{max: 4096}
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	started.Add(1)
 	err = cmd.Run()
 	if parent.Err() != nil {
 		res.Failed = "the file's content was not read: the run was stopped"
