@@ -77,7 +77,7 @@ func wavDuration(h []byte) (time.Duration, bool) {
 		id, n := string(h[p:p+4]), int64(binary.LittleEndian.Uint32(h[p+4:]))
 		switch id {
 		case "fmt ":
-			if p+16 <= len(h) {
+			if p+20 <= len(h) { // byte rate: 4 bytes at offset 8 of the chunk body
 				byteRate = binary.LittleEndian.Uint32(h[p+16:])
 			}
 		case "data":
