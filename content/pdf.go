@@ -27,6 +27,18 @@ const (
 var usePdftotext = os.Getenv("TEND_CONTENT_NO_PDFTOTEXT") == ""
 
 func readPDF(r io.ReaderAt, size int64, res *Result) error {
+	if !usePdftotext {
+		return readPDFGo(r, size, res)
+	}
+	return readPDFWith(r, size, res, true)
+}
+
+// readPDFGo reads with the pure-Go reader alone.
+func readPDFGo(r io.ReaderAt, size int64, res *Result) error {
+	return readPDFWith(r, size, res, false)
+}
+
+func readPDFWith(r io.ReaderAt, size int64, res *Result, poppler bool) error {
 	rd, err := pdf.NewReader(r, size)
 	if err != nil {
 		return fmt.Errorf("%v", err)
@@ -44,19 +56,20 @@ func readPDF(r io.ReaderAt, size int64, res *Result) error {
 			res.add("modified", t)
 		}
 	}
-	if usePdftotext {
+	if poppler {
 		if text, ok := pdftotext(); ok {
 			res.Text = text
 			return nil
 		}
 	}
 	var sb strings.Builder
+	fonts := map[string]*pdf.Font{}
 	for i, p := range pages {
 		if sb.Len() > MaxText {
 			break
 		}
 		fmt.Fprintf(&sb, "--- page %d ---\n", i+1)
-		sb.WriteString(pageText(p))
+		sb.WriteString(pageText(p, fonts))
 		sb.WriteString("\n")
 	}
 	res.Text = sb.String()
@@ -88,36 +101,107 @@ func pdfPages(rd *pdf.Reader) []pdf.Page {
 	return pages
 }
 
-// pageText lays out the glyphs of one page: rows top to bottom, a space
-// where the gap between glyphs is wider than a fraction of the font size.
-func pageText(p pdf.Page) (out string) {
+// pageText runs the page's content stream and keeps its text: a line
+// break where the text moves to a new line, a space where a TJ kern or a
+// move is as wide as a space. Fonts are parsed once per document (fonts).
+func pageText(p pdf.Page, fonts map[string]*pdf.Font) (out string) {
 	defer func() {
 		if recover() != nil {
 			out = "[this page could not be read]"
 		}
 	}()
-	glyphs := p.Content().Text
-	if len(glyphs) == 0 {
+	strm := p.V.Key("Contents")
+	if strm.IsNull() {
 		return ""
 	}
-	// Glyphs come in drawing order, which is reading order for most
-	// documents; start a new line where the baseline moves.
 	var sb strings.Builder
-	prev := glyphs[0]
-	sb.WriteString(prev.S)
-	for _, g := range glyphs[1:] {
-		size := math.Max(g.FontSize, 1)
-		switch {
-		case math.Abs(g.Y-prev.Y) > size*0.5:
-			sb.WriteByte('\n')
-		case g.X-(prev.X+prev.W) > size*0.15 || g.X < prev.X-size:
-			if !strings.HasSuffix(prev.S, " ") && !strings.HasPrefix(g.S, " ") {
-				sb.WriteByte(' ')
-			}
+	res := p.Resources().Key("Font")
+	var enc pdf.TextEncoding
+	lastY, haveY := 0.0, false
+	space := func() {
+		if s := sb.String(); len(s) > 0 && !strings.HasSuffix(s, " ") && !strings.HasSuffix(s, "\n") {
+			sb.WriteByte(' ')
 		}
-		sb.WriteString(g.S)
-		prev = g
 	}
+	newline := func() {
+		if s := sb.String(); len(s) > 0 && !strings.HasSuffix(s, "\n") {
+			sb.WriteByte('\n')
+		}
+	}
+	show := func(v pdf.Value) {
+		if enc == nil {
+			sb.WriteString(v.RawString())
+			return
+		}
+		sb.WriteString(enc.Decode(v.RawString()))
+	}
+	pdf.Interpret(strm, func(stk *pdf.Stack, op string) {
+		if sb.Len() > MaxText {
+			return
+		}
+		n := stk.Len()
+		args := make([]pdf.Value, n)
+		for i := n - 1; i >= 0; i-- {
+			args[i] = stk.Pop()
+		}
+		switch op {
+		case "Tf":
+			if len(args) == 2 {
+				name := args[0].Name()
+				v := res.Key(name)
+				key := name + "\x00" + v.Key("BaseFont").Name()
+				f := fonts[key]
+				if f == nil {
+					f = &pdf.Font{V: v}
+					fonts[key] = f
+				}
+				enc = f.Encoder()
+			}
+		case "T*":
+			newline()
+		case "Td", "TD":
+			if len(args) == 2 {
+				if args[1].Float64() != 0 {
+					newline()
+				} else if args[0].Float64() > 0 {
+					space()
+				}
+			}
+		case "Tm":
+			if len(args) == 6 {
+				y := args[5].Float64()
+				if haveY && math.Abs(y-lastY) > 1 {
+					newline()
+				} else {
+					space()
+				}
+				lastY, haveY = y, true
+			}
+		case "'", "\"":
+			newline()
+			if len(args) > 0 {
+				show(args[len(args)-1])
+			}
+		case "Tj":
+			if len(args) == 1 {
+				show(args[0])
+			}
+		case "TJ":
+			if len(args) == 1 {
+				a := args[0]
+				for i := 0; i < a.Len(); i++ {
+					x := a.Index(i)
+					if x.Kind() == pdf.String {
+						show(x)
+					} else if x.Float64() < -200 { // a kern as wide as a space
+						space()
+					}
+				}
+			}
+		case "ET":
+			space()
+		}
+	})
 	return trimLines(sb.String())
 }
 
