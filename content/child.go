@@ -148,13 +148,17 @@ func childFailure(err error, stderr string, lim Limits) string {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			return fmt.Sprintf("the reader was killed by signal %s (the file may be damaged or built to crash readers)", ws.Signal())
 		}
-		if strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory") || strings.Contains(stderr, "std::bad_alloc") {
+		if strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory") || strings.Contains(stderr, "newosproc") || strings.Contains(stderr, "cannot map pages") || strings.Contains(stderr, "pthread_create failed") || strings.Contains(stderr, "std::bad_alloc") {
 			return fmt.Sprintf("reading it needed more than %d MiB of memory, so it was stopped (the file may be damaged or built to exhaust readers)", lim.Memory>>20)
 		}
 		if strings.Contains(stderr, "stack exceeds") {
 			return "its structure nests too deeply to read (the file may be damaged or built to crash readers)"
 		}
-		return fmt.Sprintf("the reader failed (exit status %d; the file may be damaged)", ee.ExitCode())
+		first, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n")
+		if first = cutUTF8(oneLine(first), 160); first != "" {
+			first = ": " + first
+		}
+		return fmt.Sprintf("the reader failed (exit status %d%s; the file may be damaged)", ee.ExitCode(), first)
 	}
 	return "the reader could not be started: " + oneLine(err.Error())
 }
