@@ -42,6 +42,7 @@ func TestPDFQualityAgainstPoppler(t *testing.T) {
 		goTime, popTime      time.Duration
 		pages                int
 		ratios               []float64
+		childMB              []float64 // ms through the child, files of 0.5-2 MB
 	)
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
@@ -71,6 +72,17 @@ func TestPDFQualityAgainstPoppler(t *testing.T) {
 			t.Logf("%s: pdftotext failed (%v); skipped", p, err)
 			continue
 		}
+		if len(b) >= 512<<10 && len(b) <= 2<<20 {
+			// The daemon's path: a child process, pdftotext when installed.
+			cf, _ := os.Open(p)
+			start = time.Now()
+			cr := Run(t.Context(), cf, int64(len(b)), DefaultLimits)
+			childMB = append(childMB, float64(time.Since(start).Microseconds())/1000)
+			cf.Close()
+			if cr.Failed != "" {
+				t.Logf("%s: through the child: %s", p, cr.Failed)
+			}
+		}
 		n, _ := strconv.Atoi(r.Get("pages"))
 		m, a := wordOverlap(r.Text, string(anchor))
 		ratio := 1.0
@@ -92,6 +104,11 @@ func TestPDFQualityAgainstPoppler(t *testing.T) {
 	}
 	t.Logf("SUMMARY files %d, pages %d: overall word ratio %.3f (median %.3f, worst %.3f); go %.1f ms/page, pdftotext %.1f ms/page",
 		len(ratios), pages, float64(matched)/float64(anchorWords), ratios[len(ratios)/2], ratios[0], perPage(goTime, pages), perPage(popTime, pages))
+	if len(childMB) > 0 {
+		sort.Float64s(childMB)
+		t.Logf("SUMMARY %d PDFs of 0.5-2 MB through the extraction child (as the daemon reads them): median %.0f ms, worst %.0f ms",
+			len(childMB), childMB[len(childMB)/2], childMB[len(childMB)-1])
+	}
 }
 
 func perPage(d time.Duration, pages int) float64 {
