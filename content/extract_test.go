@@ -144,10 +144,10 @@ func TestODTAndPPTXAndODS(t *testing.T) {
 
 	ods := contenttest.Zip([][2]string{
 		{"mimetype", mimeODS},
-		{"content.xml", `<d xmlns:table="t" xmlns:text="x"><table:table table:name="Q1"><table:table-row><table:table-cell><text:p>Item</text:p></table:table-cell><table:table-cell><text:p>Price</text:p></table:table-cell><table:table-cell table:number-columns-repeated="16380"/></table:table-row><table:table-row><table:table-cell><text:p>Tea</text:p></table:table-cell><table:table-cell><text:p>3.50</text:p></table:table-cell></table:table-row></table:table></d>`},
+		{"content.xml", `<d xmlns:table="t" xmlns:text="x"><table:table table:name="Q1"><table:table-row><table:table-cell><text:p>Item</text:p></table:table-cell><table:table-cell><text:p>Price</text:p></table:table-cell><table:table-cell table:number-columns-repeated="16380"/></table:table-row><table:table-row><table:table-cell table:number-columns-repeated="2"><text:p>x</text:p></table:table-cell><table:table-cell><text:p>y</text:p></table:table-cell></table:table-row><table:table-row><table:table-cell><text:p>Tea</text:p></table:table-cell><table:table-cell><text:p>3.50</text:p></table:table-cell></table:table-row></table:table></d>`},
 	})
 	r = extractBytes(ods)
-	if r.MIME != mimeODS || r.Text != "--- sheet Q1 ---\n| Item | Price |\n| Tea | 3.50 |\n" {
+	if r.MIME != mimeODS || r.Text != "--- sheet Q1 ---\n| Item | Price |\n| x | x | y |\n| Tea | 3.50 |\n" {
 		t.Fatalf("ods: %+v\n%s", r, r.Text)
 	}
 }

@@ -111,6 +111,7 @@ func odsText(f *zip.File) (string, error) {
 		sheets int
 		cells  []string
 		cell   *strings.Builder
+		repeat int  // how often the current cell repeats
 		skip   bool // past the rows shown for this sheet
 	)
 	for {
@@ -140,10 +141,9 @@ func odsText(f *zip.File) (string, error) {
 				cell = &strings.Builder{}
 				// Repeated empty cells are how ODS pads a row to 16,384
 				// columns; never expand more than the table shows.
+				repeat = 1
 				if n, err := strconv.Atoi(attr(e, "number-columns-repeated")); err == nil && n > 1 {
-					for i := 1; i < min(n, maxSheetCols+1); i++ {
-						cells = append(cells, "")
-					}
+					repeat = min(n, maxSheetCols+1)
 				}
 			case "p":
 				if cell != nil && cell.Len() > 0 {
@@ -153,7 +153,7 @@ func odsText(f *zip.File) (string, error) {
 		case xml.EndElement:
 			switch e.Name.Local {
 			case "table-cell", "covered-table-cell":
-				if cell != nil && len(cells) <= maxSheetCols {
+				for i := 0; cell != nil && i < repeat && len(cells) <= maxSheetCols; i++ {
 					cells = append(cells, cell.String())
 				}
 				cell = nil
