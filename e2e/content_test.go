@@ -73,7 +73,7 @@ func TestFilesFiledByDatesInsideThem(t *testing.T) {
 		Instructions: "File every document and photo under YEAR/MONTH by the date inside it."})
 
 	files := map[string][]byte{
-		"scan0001.pdf": contenttest.PDF([]string{"ACME GmbH\nInvoice no. 4711\nInvoice date: 2023-05-17\nTotal: 120.00 EUR"}, map[string]string{"Title": "Invoice 4711"}),
+		"scan0001.pdf":  contenttest.PDF([]string{"ACME GmbH\nInvoice no. 4711\nInvoice date: 2023-05-17\nTotal: 120.00 EUR"}, map[string]string{"Title": "Invoice 4711"}),
 		"document.docx": contenttest.DOCX([]string{"Service contract between A and B.", "Signed in Berlin on 2021-03-03."}, "Contract", "", ""),
 		"IMG.jpg":       contenttest.JPEG(32, 24, contenttest.EXIF{Make: "Canon", Model: "EOS", DateTimeOriginal: "2019:07:14 16:20:00"}),
 	}
