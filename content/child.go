@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -84,6 +85,9 @@ func applyChildLimits() {
 	debug.SetMaxStack(64 << 20)
 }
 
+// slots bounds the extraction children running at once.
+var slots = make(chan struct{}, max(2, min(runtime.NumCPU(), 4)))
+
 // Run extracts f (an already-opened regular file of size bytes) in a child
 // process: the running binary started again with EnvExtract set, f as its
 // standard input. The child is killed at the time limit and bounded in
@@ -100,6 +104,15 @@ func Run(ctx context.Context, f *os.File, size int64, lim Limits) Result {
 		lim = DefaultLimits
 	}
 	limJSON, _ := json.Marshal(lim)
+	// At most a few children at once, whatever the number of watchers:
+	// each may use its whole memory limit.
+	select {
+	case slots <- struct{}{}:
+		defer func() { <-slots }()
+	case <-ctx.Done():
+		res.Failed = "the file's content was not read: the run was stopped"
+		return res
+	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
