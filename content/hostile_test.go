@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -106,4 +107,52 @@ func TestChildLimits(t *testing.T) {
 			t.Fatalf("%+v", r)
 		}
 	})
+}
+
+// No more than cap(slots) children run at once: while twice that many
+// readers hang, this process never has more children than that.
+func TestChildrenRunAFewAtATime(t *testing.T) {
+	t.Setenv(envMisbehave, "hang")
+	f := writeTemp(t, []byte("x"))
+	lim := Limits{Timeout: 400 * time.Millisecond, Memory: 256 << 20}
+	n := 2 * cap(slots)
+	done := make(chan Result, n)
+	for range n {
+		go func() { done <- Run(t.Context(), f, 1, lim) }()
+	}
+	most := 0
+	for got := 0; got < n; {
+		select {
+		case r := <-done:
+			got++
+			if !strings.Contains(r.Failed, "took longer") {
+				t.Fatalf("%+v", r)
+			}
+		case <-time.After(5 * time.Millisecond):
+			most = max(most, children(t))
+		}
+	}
+	if most > cap(slots) {
+		t.Fatalf("%d extraction children ran at once, want at most %d", most, cap(slots))
+	}
+	if most == 0 {
+		t.Fatal("never saw a child running")
+	}
+}
+
+// children counts the live processes whose parent is this one.
+func children(t *testing.T) int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	me := "PPid:\t" + strconv.Itoa(os.Getpid()) + "\n"
+	n := 0
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err == nil && strings.Contains(string(b), me) && !strings.Contains(string(b), "State:\tZ") {
+			n++
+		}
+	}
+	return n
 }
