@@ -222,3 +222,24 @@ func TestUnknownAndText(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+// A PDF whose cross-reference table points nowhere: the Go reader gives
+// up, poppler rebuilds the table, and its text is used.
+func TestDamagedPDFReadByPoppler(t *testing.T) {
+	if !hasPdftotext() {
+		t.Skip("pdftotext (poppler-utils) is not installed")
+	}
+	b := contenttest.PDF([]string{"Receipt 2024-02-29 paid"}, nil)
+	i := bytes.LastIndex(b, []byte("startxref\n"))
+	b = append(b[:i:i], []byte("startxref\n999999\n%%EOF\n")...)
+	t.Run("go", func(t *testing.T) {
+		t.Setenv("TEND_CONTENT_NO_PDFTOTEXT", "1")
+		if r := Run(t.Context(), writeTemp(t, b), int64(len(b)), DefaultLimits); r.Failed == "" {
+			t.Fatalf("the Go reader read the damaged PDF; the test needs one it cannot: %+v", r)
+		}
+	})
+	r := Run(t.Context(), writeTemp(t, b), int64(len(b)), DefaultLimits)
+	if r.Failed != "" || !strings.Contains(r.Text, "Receipt 2024-02-29 paid") {
+		t.Fatalf("%+v", r)
+	}
+}

@@ -41,6 +41,12 @@ func readPDFGo(r io.ReaderAt, size int64, res *Result) error {
 func readPDFWith(r io.ReaderAt, size int64, res *Result, poppler bool) error {
 	rd, err := pdf.NewReader(r, size)
 	if err != nil {
+		// poppler repairs more damage than the Go reader: its text is
+		// still worth having without the document info.
+		if text, ok := pdftotextIf(poppler); ok {
+			res.Text = text
+			return nil
+		}
 		return fmt.Errorf("%v", err)
 	}
 	pages := pdfPages(rd)
@@ -56,11 +62,9 @@ func readPDFWith(r io.ReaderAt, size int64, res *Result, poppler bool) error {
 			res.add("modified", t)
 		}
 	}
-	if poppler {
-		if text, ok := pdftotext(); ok {
-			res.Text = text
-			return nil
-		}
+	if text, ok := pdftotextIf(poppler); ok {
+		res.Text = text
+		return nil
 	}
 	var sb strings.Builder
 	fonts := map[string]*pdf.Font{}
@@ -215,6 +219,13 @@ func trimLines(s string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+func pdftotextIf(use bool) (string, bool) {
+	if !use {
+		return "", false
+	}
+	return pdftotext()
 }
 
 // pdftotext runs poppler's pdftotext on standard input (the file itself,
