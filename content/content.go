@@ -98,7 +98,7 @@ func Extract(r io.ReaderAt, size int64) (res Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			res.Text = ""
-			res.Failed = fmt.Sprintf("the %s could not be read: it is damaged or uses a form tend does not understand (%s)", strings.ToLower(res.Kind), oneLine(fmt.Sprint(p)))
+			res.Failed = fmt.Sprintf("the %s could not be read: it is damaged or uses a form tend does not understand (%s)", res.Kind, oneLine(fmt.Sprint(p)))
 			if debugPanics {
 				res.Failed += "\n" + string(debug.Stack())
 			}
@@ -132,7 +132,7 @@ func Extract(r io.ReaderAt, size int64) (res Result) {
 	}
 	if err != nil {
 		res.Text = ""
-		res.Failed = fmt.Sprintf("the %s could not be read: %s", strings.ToLower(res.Kind), oneLine(err.Error()))
+		res.Failed = fmt.Sprintf("the %s could not be read: %s", res.Kind, oneLine(err.Error()))
 	}
 	return res
 }
