@@ -83,6 +83,11 @@ func applyChildLimits() {
 	unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: lim.Memory + 4<<30, Max: lim.Memory + 4<<30})
 	debug.SetMemoryLimit(int64(lim.Memory) / 2)
 	debug.SetMaxStack(64 << 20)
+	// The daemon kills the child at the time limit; should the daemon be
+	// gone (no parent-death signal outside Linux), the child ends itself.
+	if lim.Timeout > 0 {
+		time.AfterFunc(lim.Timeout+time.Second, func() { os.Exit(3) })
+	}
 }
 
 // slots bounds the extraction children running at once.
@@ -121,7 +126,7 @@ func Run(ctx context.Context, f *os.File, size int64, lim Limits) Result {
 	cmd := exec.CommandContext(ctx, exe, "-test.run=^$", "-test.count=1")
 	cmd.Env = append(os.Environ(), EnvExtract+"="+string(limJSON))
 	cmd.Stdin = f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childAttr()
 	// Kill the whole group: pdftotext runs under the child.
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
