@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tend-agent/tend/api"
+	"github.com/tend-agent/tend/content"
 	"github.com/tend-agent/tend/internal/testutil"
 	"github.com/tend-agent/tend/watchers"
 )
@@ -31,6 +32,7 @@ var tendBin struct {
 }
 
 func TestMain(m *testing.M) {
+	content.RunChildIfAsked() // the in-process daemons' extraction child
 	code := m.Run()
 	if tendBin.dir != "" {
 		os.RemoveAll(tendBin.dir)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tend-agent/tend/content"
 	"github.com/tend-agent/tend/internal/clock"
 	"github.com/tend-agent/tend/internal/home"
 	"github.com/tend-agent/tend/runner"
@@ -46,6 +47,7 @@ var benchTrees = struct {
 }{dirs: map[int]string{}}
 
 func TestMain(m *testing.M) {
+	content.RunChildIfAsked() // the daemon's extraction child is this binary
 	code := m.Run()
 	benchTrees.Lock()
 	for _, d := range benchTrees.dirs {

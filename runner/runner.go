@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/tend-agent/tend/content"
 	"github.com/tend-agent/tend/dispatch"
 	"github.com/tend-agent/tend/dispatch/skill"
 	"github.com/tend-agent/tend/fingerprint"
@@ -48,6 +49,7 @@ type Runner struct {
 
 type runState struct {
 	ledger   *sandbox.Ledger
+	content  *content.Cache // what files hold, for all passes of the run
 	prompt   int
 	complete int
 	saved    int // effects in the ledger file on disk
@@ -88,7 +90,7 @@ func (r *Runner) state(def *watchers.Definition, runID string, dry bool) *runSta
 	defer r.mu.Unlock()
 	rs := r.runs[runID]
 	if rs == nil {
-		rs = &runState{ledger: sandbox.NewLedger(def.ID, runID)}
+		rs = &runState{ledger: sandbox.NewLedger(def.ID, runID), content: content.NewCache()}
 		rs.ledger.UseJournal(filepath.Join(r.runDir(def.ID, runID), sandbox.JournalFile))
 		r.runs[runID] = rs
 	}
@@ -151,7 +153,8 @@ func (r *Runner) Pass(ctx context.Context, req watchers.PassRequest) watchers.Pa
 			Vision:         dispatch.CanSee(prov),
 			// TEND_HOME and the program when the folder holds them, and the
 			// folder's .tendignore: the model must not mute its own watcher.
-			Deny: append(r.cfg.Home.Own(def.Path), fingerprint.TendIgnoreFile),
+			Deny:    append(r.cfg.Home.Own(def.Path), fingerprint.TendIgnoreFile),
+			Content: rs.content,
 		})
 		if err != nil {
 			return failed(err.Error())

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tend-agent/tend/content"
 	"github.com/tend-agent/tend/internal/safetext"
 	"golang.org/x/sys/unix"
 )
@@ -43,6 +44,12 @@ type Options struct {
 	// spelling or link, or moves, copies or deletes a folder holding one;
 	// listings leave them out.
 	Deny []string
+	// Content caches what documents, photos and archives hold, keyed by
+	// path, size, mtime and inode; share one across the passes of a run.
+	// nil: a cache for this Box alone.
+	Content *content.Cache
+	// ContentLimits bound each extraction child; zero: content.DefaultLimits.
+	ContentLimits content.Limits
 }
 
 func (o Options) now() time.Time {
@@ -63,6 +70,7 @@ type Box struct {
 	mu      sync.Mutex // serialises mutations so Before/After pairs are coherent
 	dryDirs map[string]bool
 	nbackup int
+	content *content.Cache
 }
 
 type handler func(b *Box, ctx context.Context, raw json.RawMessage) (string, error)
@@ -108,7 +116,10 @@ func New(root string, ledger *Ledger, opts Options) (*Box, error) {
 		ledger = NewLedger("", "")
 	}
 	ledger.setPlace(resolved, opts.BackupDir)
-	b := &Box{fs: fs, roots: []string{resolved}, ledger: ledger, opts: opts, trash: opts.Trash, dryDirs: map[string]bool{}}
+	b := &Box{fs: fs, roots: []string{resolved}, ledger: ledger, opts: opts, trash: opts.Trash, dryDirs: map[string]bool{}, content: opts.Content}
+	if b.content == nil {
+		b.content = content.NewCache()
+	}
 	if c := filepath.Clean(abs); c != resolved {
 		b.roots = append(b.roots, c)
 	}

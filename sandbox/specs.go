@@ -25,7 +25,7 @@ func Specs() []ToolSpec {
 	return []ToolSpec{
 		{"file_tree", "Show the folder tree (3 levels deep, at most 300 entries; folders with more than 20 entries are cut to \"+N more\")." + relNote,
 			obj(nil, map[string]any{"path": str("folder to show; default: the watched folder")})},
-		{"file_read", "Read a text file (at most 15000 characters; longer files are cut with a note). A folder is listed instead." + relNote,
+		{"file_read", "Read a file (at most 15000 characters; longer files are cut with a note). Text files are shown as they are; PDF and office documents as their text, photos and recordings as their metadata (date taken, camera, tags), archives as a listing, after a line saying what kind of file it is. A folder is listed instead." + relNote,
 			obj([]string{"path"}, map[string]any{"path": str("file to read")})},
 		{"file_write", "Create a file with the given content (missing parent folders are created). An existing file is only replaced when overwrite is true; its old content is backed up." + relNote,
 			obj([]string{"path", "content"}, map[string]any{
@@ -42,9 +42,9 @@ func Specs() []ToolSpec {
 			obj([]string{"path"}, map[string]any{"path": str("folder to create")})},
 		{"file_delete", "Move a file or folder to the trash (it can be restored)." + relNote,
 			obj([]string{"path"}, map[string]any{"path": str("entry to delete")})},
-		{"file_metadata", "Show an entry's kind, size, modification time and permissions." + relNote,
+		{"file_metadata", "Show an entry's kind, size, modification time and permissions; for a file also its type and what its content says about it (page count, title, date taken, duration)." + relNote,
 			obj([]string{"path"}, map[string]any{"path": str("entry to describe")})},
-		{"file_search", "Find entries whose name contains pattern (or matches it as a glob such as *.pdf or **/2024/*.txt); with content true, find lines of text files containing pattern." + relNote,
+		{"file_search", "Find entries whose name contains pattern (or matches it as a glob such as *.pdf or **/2024/*.txt); with content true, find lines containing pattern in text files and in the text of documents (PDF, office)." + relNote,
 			obj([]string{"pattern"}, map[string]any{
 				"pattern": str("substring or glob"), "path": str("folder to search; default: the watched folder"),
 				"content": flag("search file contents instead of names (default false)")})},

@@ -58,6 +58,9 @@ func (b *Box) fileRead(ctx context.Context, raw json.RawMessage) (string, error)
 	default:
 		return "", toolErrf("%q is a special file and cannot be read", rel)
 	}
+	if _, text := sniff(f); !text {
+		return b.readExtracted(ctx, f, rel, &st), nil
+	}
 	data, err := io.ReadAll(io.LimitReader(f, readMaxChars*utf8.UTFMax+1))
 	if err != nil {
 		return "", describeErr(rel, err)
@@ -86,6 +89,29 @@ func (b *Box) fileRead(ctx context.Context, raw json.RawMessage) (string, error)
 	shownBytes := int64(cut)
 	return fmt.Sprintf("%s\n[… cut: showed the first %d characters (%d of %d bytes); %d bytes not shown. file_read shows at most %d characters; use file_search with content true to find a part]",
 		text[:cut], readMaxChars, shownBytes, st.Size, st.Size-shownBytes, readMaxChars), nil
+}
+
+// readExtracted is file_read of a document, photo, recording or archive:
+// a line saying what it is, its metadata, then its text or listing.
+func (b *Box) readExtracted(ctx context.Context, f *os.File, rel string, st *unix.Stat_t) string {
+	r := b.extract(ctx, f, rel, st)
+	out := describeContent(rel, r)
+	if r.Failed != "" {
+		return out
+	}
+	text := strings.TrimSpace(r.Text)
+	if text == "" {
+		switch {
+		case strings.HasPrefix(r.MIME, "image/"):
+			return out + "(this is a picture; tend cannot show it to you, only the facts above)\n"
+		case strings.HasPrefix(r.MIME, "audio/"), strings.HasPrefix(r.MIME, "video/"):
+			return out + "(this is a recording; only the facts above are known)\n"
+		case len(r.Meta) == 0:
+			return out + "(its content cannot be shown as text)\n"
+		}
+		return out + "(no text was found in it)\n"
+	}
+	return out + "\n" + cutText(text, "text read from this "+r.Kind)
 }
 
 // isBinary guesses from a NUL byte in the first 8000 bytes, like git.
@@ -224,7 +250,7 @@ func (b *Box) fileTree(ctx context.Context, raw json.RawMessage) (string, error)
 	return sb.String(), nil
 }
 
-func (b *Box) fileMetadata(_ context.Context, raw json.RawMessage) (string, error) {
+func (b *Box) fileMetadata(ctx context.Context, raw json.RawMessage) (string, error) {
 	var a pathArg
 	if err := decode("file_metadata", raw, &a); err != nil {
 		return "", err
@@ -264,5 +290,42 @@ func (b *Box) fileMetadata(_ context.Context, raw json.RawMessage) (string, erro
 	if e.meta.Kind == "symlink" {
 		fmt.Fprintf(&sb, "target: %s\n", safetext.Name(e.target))
 	}
+	if e.meta.Kind == "file" && rel != "" {
+		sb.WriteString(b.contentMetadata(ctx, rel))
+	}
 	return sb.String(), nil
+}
+
+// contentMetadata is the type of the file rel and what its content says
+// about it (date taken, page count, duration...), one fact a line. A file
+// the tools may not read (a hard link) gets no such lines.
+func (b *Box) contentMetadata(ctx context.Context, rel string) string {
+	dirfd, base, err := b.fs.openParent(rel)
+	if err != nil {
+		return ""
+	}
+	f, err := b.openContent(dirfd, base, rel)
+	unix.Close(dirfd)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return ""
+	}
+	mime, text := sniff(f)
+	if text {
+		return fmt.Sprintf("type: %s\n", mime)
+	}
+	r := b.extract(ctx, f, rel, &st)
+	base2, _, _ := strings.Cut(r.MIME, ";")
+	out := fmt.Sprintf("type: %s (%s)\n", r.Kind, base2)
+	if r.Failed != "" {
+		return out + "content: " + r.Failed + "\n"
+	}
+	for _, m := range r.Meta {
+		out += fmt.Sprintf("%s: %s\n", m.Name, m.Value)
+	}
+	return out
 }

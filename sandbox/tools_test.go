@@ -51,7 +51,7 @@ var toolCases = []toolCase{
 	{name: "read absolute inside", tool: "file_read", args: map[string]any{"path": "@root/a.txt"}, wantOut: []string{"hello world"}},
 	{name: "read cut", tool: "file_read", args: map[string]any{"path": "big.txt"}, wantOut: []string{"cut: showed the first 15000 characters", "10000 bytes not shown"}},
 	{name: "read dir lists", tool: "file_read", args: map[string]any{"path": "docs"}, wantOut: []string{"is a folder", "b.md", "sub/"}},
-	{name: "read binary", tool: "file_read", args: map[string]any{"path": "bin.dat"}, wantOut: []string{"binary file of 5 bytes"}},
+	{name: "read binary", tool: "file_read", args: map[string]any{"path": "bin.dat"}, wantOut: []string{"bin.dat is a binary file (application/octet-stream, 5 B)", "cannot be shown as text"}},
 	{name: "read via inside link", tool: "file_read", args: map[string]any{"path": "inlink/b.md"}, wantOut: []string{"line two"}},
 	{name: "read missing", tool: "file_read", args: map[string]any{"path": "zz.txt"}, wantErr: "does not exist"},
 	{name: "read no path", tool: "file_read", args: map[string]any{}, wantErr: `needs "path"`},

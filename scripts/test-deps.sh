@@ -11,8 +11,9 @@ set -euo pipefail
 # session bus and gnome-keyring (Secret Service and tray tests), systemd
 # (systemd-analyze verify of the user unit), desktop-file-utils
 # (desktop-file-validate of the tray's autostart entry), git (checkout
-# test), procps and util-linux (setpriv, mount for the disk-full tests).
-packages="chromium dbus dbus-x11 gnome-keyring libsecret-tools systemd desktop-file-utils git procps util-linux"
+# test), procps and util-linux (setpriv, mount for the disk-full tests),
+# poppler-utils (pdftotext, the PDF reader tend prefers when installed).
+packages="chromium dbus dbus-x11 gnome-keyring libsecret-tools systemd desktop-file-utils git procps util-linux poppler-utils"
 
 if ! command -v dpkg >/dev/null 2>&1; then
 	# Not Debian: say what the suite needs and let it skip what is absent.

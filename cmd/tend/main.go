@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/tend-agent/tend/content"
 )
 
 // commandConstructors is filled by each command file's init, so every
@@ -54,6 +55,9 @@ type exitError struct {
 func (e *exitError) Error() string { return e.msg }
 
 func main() {
+	// The daemon reads documents in a child: this binary started again
+	// with content.EnvExtract set. It must answer before anything else.
+	content.RunChildIfAsked()
 	root := newRootCommand()
 	if exe, err := os.Executable(); err == nil {
 		root.SetArgs(bundleArgs(os.Args[1:], exe))

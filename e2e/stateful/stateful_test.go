@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tend-agent/tend/content"
 	"pgregory.net/rapid"
 )
 
@@ -16,6 +17,7 @@ var skipOps = flag.String("stateful.skip", "", "comma-separated operations (e.g.
 // TestMain gives rapid the CI budget (a fixed seed, few checks, a short
 // shrink) unless the command line or the environment sets its own.
 func TestMain(m *testing.M) {
+	content.RunChildIfAsked() // the in-process daemon's extraction child
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
