@@ -84,6 +84,16 @@ var formatName = map[string]string{"image/png": "PNG", "image/jpeg": "JPEG", "im
 
 // readImage answers file_read of a picture: a description for every model,
 // and the picture itself for one that can see.
+// noVisionNote ends file_read of a picture for a model that cannot see.
+const noVisionNote = "This model cannot see pictures: it gets this description, not the picture."
+
+// canAttach reports whether file_read may hand the picture itself to the
+// model: the watcher's model sees, and the caller collects attachments.
+func (b *Box) canAttach(ctx context.Context) bool {
+	_, collecting := ctx.Value(attachKey{}).(*attachments)
+	return b.opts.Vision && collecting
+}
+
 func (b *Box) readImage(ctx context.Context, rel string, f *os.File, size int64, mime string) (string, error) {
 	desc := fmt.Sprintf("%s is a %s image", shown(rel), formatName[mime])
 	collector, collecting := ctx.Value(attachKey{}).(*attachments)
@@ -91,7 +101,7 @@ func (b *Box) readImage(ctx context.Context, rel string, f *os.File, size int64,
 		if cfg, _, err := image.DecodeConfig(io.NewSectionReader(f, 0, size)); err == nil {
 			desc += fmt.Sprintf(", %d×%d pixels", cfg.Width, cfg.Height)
 		}
-		return desc + fmt.Sprintf(", %d bytes.\nThis model cannot see pictures: it gets this description, not the picture.", size), nil
+		return desc + fmt.Sprintf(", %d bytes.\n%s", size, noVisionNote), nil
 	}
 	if size > maxImageFile {
 		return desc + fmt.Sprintf(" of %d bytes, too large to show (the limit is %d MiB); only this description is available.", size, maxImageFile>>20), nil

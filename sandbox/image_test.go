@@ -147,7 +147,7 @@ func TestFileReadPictureWithoutVision(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := readResult(t, e, "p.png")
-	if len(r.Images) != 0 || !containsAll(r.Text, "PNG image", "300×200 pixels", "cannot see pictures") {
+	if len(r.Images) != 0 || !containsAll(r.Text, "PNG image", "300 × 200 pixels", "cannot see pictures") {
 		t.Fatalf("without vision: %d pictures, text %q", len(r.Images), r.Text)
 	}
 	// Call (no collector) never claims a picture it cannot deliver.

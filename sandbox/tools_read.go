@@ -59,14 +59,21 @@ func (b *Box) fileRead(ctx context.Context, raw json.RawMessage) (string, error)
 		return "", toolErrf("%q is a special file and cannot be read", rel)
 	}
 	if _, text := sniff(f); !text {
-		return b.readExtracted(ctx, f, rel, &st), nil
+		head := make([]byte, 64)
+		n, _ := f.ReadAt(head, 0)
+		mime := imageMIME(head[:n])
+		if mime != "" && b.canAttach(ctx) {
+			return b.readImage(ctx, rel, f, st.Size, mime) // image.go: the picture itself
+		}
+		out := b.readExtracted(ctx, f, rel, &st)
+		if mime != "" {
+			out = strings.TrimRight(out, "\n") + "\n" + noVisionNote + "\n"
+		}
+		return out, nil
 	}
 	data, err := io.ReadAll(io.LimitReader(f, readMaxChars*utf8.UTFMax+1))
 	if err != nil {
 		return "", describeErr(rel, err)
-	}
-	if mime := imageMIME(data); mime != "" {
-		return b.readImage(ctx, rel, f, st.Size, mime) // image.go
 	}
 	if isBinary(data) {
 		return fmt.Sprintf("%s is a binary file of %d bytes; its content is not shown", shown(rel), st.Size), nil
