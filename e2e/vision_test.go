@@ -116,7 +116,7 @@ func TestVisionModelSeesPictures(t *testing.T) {
 				t.Fatalf("%d tool results reached the model, want 2:%s", len(texts), describe(runs))
 			}
 			if !tc.sees {
-				if len(got) != 0 || !strings.Contains(texts[0], "cannot see pictures") || !strings.Contains(texts[1], "1600×1200 pixels") {
+				if len(got) != 0 || !strings.Contains(texts[0], "cannot see pictures") || !strings.Contains(texts[1], "1600 × 1200 pixels") {
 					t.Fatalf("a model that cannot see got %d pictures and %q", len(got), texts)
 				}
 				return

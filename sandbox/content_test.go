@@ -62,7 +62,7 @@ func TestFileReadSeesInsideFiles(t *testing.T) {
 	out = e.mustCall("file_read", map[string]any{"path": "contract.docx"})
 	wantAll(t, out, "contract.docx is a Word document (DOCX)", "title: Lease", "Lease agreement\nSigned 1 June 2022")
 	out = e.mustCall("file_read", map[string]any{"path": "img.jpg"})
-	wantAll(t, out, "img.jpg is a JPEG image (image/jpeg,", "dimensions: 40 × 30 pixels", "date taken: 2018-08-09T10:11:12", "camera: Nikon D750", "cannot show it to you")
+	wantAll(t, out, "img.jpg is a JPEG image (image/jpeg,", "dimensions: 40 × 30 pixels", "date taken: 2018-08-09T10:11:12", "camera: Nikon D750", "cannot see pictures")
 	out = e.mustCall("file_read", map[string]any{"path": "a.zip"})
 	wantAll(t, out, "a.zip is a zip archive", "entries: 1", "x/readme.md (5 B)")
 }

@@ -61,15 +61,10 @@ func (b *Box) fileRead(ctx context.Context, raw json.RawMessage) (string, error)
 	if _, text := sniff(f); !text {
 		head := make([]byte, 64)
 		n, _ := f.ReadAt(head, 0)
-		mime := imageMIME(head[:n])
-		if mime != "" && b.canAttach(ctx) {
+		if mime := imageMIME(head[:n]); mime != "" && b.canAttach(ctx) {
 			return b.readImage(ctx, rel, f, st.Size, mime) // image.go: the picture itself
 		}
-		out := b.readExtracted(ctx, f, rel, &st)
-		if mime != "" {
-			out = strings.TrimRight(out, "\n") + "\n" + noVisionNote + "\n"
-		}
-		return out, nil
+		return b.readExtracted(ctx, f, rel, &st), nil
 	}
 	data, err := io.ReadAll(io.LimitReader(f, readMaxChars*utf8.UTFMax+1))
 	if err != nil {
@@ -110,7 +105,7 @@ func (b *Box) readExtracted(ctx context.Context, f *os.File, rel string, st *uni
 	if text == "" {
 		switch {
 		case strings.HasPrefix(r.MIME, "image/"):
-			return out + "(this is a picture; tend cannot show it to you, only the facts above)\n"
+			return out + noVisionNote + "\n"
 		case strings.HasPrefix(r.MIME, "audio/"), strings.HasPrefix(r.MIME, "video/"):
 			return out + "(this is a recording; only the facts above are known)\n"
 		case len(r.Meta) == 0:
