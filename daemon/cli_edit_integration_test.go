@@ -53,7 +53,7 @@ func TestCLIParallelEditsAllLand(t *testing.T) {
 		d.Ignore, d.Include, d.Exclude, d.Schedule, d.CheckTimeout, d.AllowOverlap, d.Guards, d.Provider, d.Tail)
 	want := "new|patient|3|9|true|true|[*.tmp]|[**/*.md]|[secret/**]|every 1h|60|true|" +
 		"{CooldownSeconds:11 BurstThreshold:12 BurstWindowSeconds:13 MaxFires:7 MaxFailures:0}|" +
-		"{Kind:openai Model:m16 BaseURL:http://127.0.0.1:9/v1 KeyName:k17}|" +
+		"{Kind:openai Model:m16 BaseURL:http://127.0.0.1:9/v1 KeyName:k17 Vision:false}|" +
 		"&{File:build.log OKPattern:ok19 FailPattern:fail20 SilenceSeconds:2100}"
 	if got != want {
 		t.Errorf("after %d parallel tend edit:\n got %s\nwant %s", len(edits), got, want)

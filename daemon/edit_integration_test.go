@@ -122,7 +122,7 @@ func TestParallelEditsAllLand(t *testing.T) {
 		d.Ignore, d.Include, d.Exclude, d.Schedule, d.CheckTimeout, d.AllowOverlap, d.Guards, d.Provider, *d.Tail, d.Recursive)
 	want := "new instructions|patient|3|9|true|true|[*.tmp]|[**/*.md]|[secret/**]|every 1h|60|true|" +
 		"{CooldownSeconds:11 BurstThreshold:12 BurstWindowSeconds:13 MaxFires:14 MaxFailures:15}|" +
-		"{Kind:openai Model:m16 BaseURL:http://127.0.0.1:18/v1 KeyName:k17}|" +
+		"{Kind:openai Model:m16 BaseURL:http://127.0.0.1:18/v1 KeyName:k17 Vision:false}|" +
 		"{File:build.log OKPattern:ok19 FailPattern:fail20 SilenceSeconds:2100}|false"
 	if got != want {
 		t.Errorf("after %d parallel edits:\n got %s\nwant %s", len(patches), got, want)
