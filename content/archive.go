@@ -71,13 +71,13 @@ func listZip(r io.ReaderAt, size int64, res *Result) error {
 			}
 		}
 		sum += usize
-		fmt.Fprintf(&sb, "%s (%s)\n", oneLine(string(name)), human(int64(min(usize, 1<<62))))
+		fmt.Fprintf(&sb, "%s (%s)\n", oneLine(string(name)), HumanSize(int64(min(usize, 1<<62))))
 		off += 46 + nameLen + extraLen + commentLen
 	}
 	if int64(shown) < total {
 		fmt.Fprintf(&sb, "… %d more entries not listed (at most %d are)\n", total-int64(shown), maxListing)
 	}
-	res.add("unpacked size of listed entries", human(int64(min(sum, 1<<62))))
+	res.add("unpacked size of listed entries", HumanSize(int64(min(sum, 1<<62))))
 	res.Text = sb.String()
 	return nil
 }
@@ -146,7 +146,7 @@ func listTar(r io.ReadSeeker, res *Result, gz bool) error {
 		case tar.TypeSymlink, tar.TypeLink:
 			fmt.Fprintf(&sb, "%s -> %s\n", name, oneLine(h.Linkname))
 		default:
-			fmt.Fprintf(&sb, "%s (%s)\n", name, human(h.Size))
+			fmt.Fprintf(&sb, "%s (%s)\n", name, HumanSize(h.Size))
 		}
 	}
 	res.add("entries listed", strconv.Itoa(n))
@@ -154,7 +154,8 @@ func listTar(r io.ReadSeeker, res *Result, gz bool) error {
 	return nil
 }
 
-func human(n int64) string {
+// HumanSize writes a byte count as people read it: 512 B, 1.5 KiB, 2.0 GiB.
+func HumanSize(n int64) string {
 	switch {
 	case n < 1024:
 		return fmt.Sprintf("%d B", n)

@@ -9,6 +9,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tend-agent/tend/content"
 )
 
 // copyData copies the content of src into the empty file dst. A regular
@@ -96,7 +98,7 @@ func checkFits(srcfd int, src string, dstfd int, shownSrc string) error {
 	}
 	free := int64(sf.Bavail) * int64(sf.Bsize)
 	if need > free {
-		return toolErrf("copying %s needs about %s of disk but only %s is free there; nothing was copied. Free some space or copy less (a subfolder or single files)", shownSrc, humanSize(need), humanSize(free))
+		return toolErrf("copying %s needs about %s of disk but only %s is free there; nothing was copied. Free some space or copy less (a subfolder or single files)", shownSrc, content.HumanSize(need), content.HumanSize(free))
 	}
 	return nil
 }

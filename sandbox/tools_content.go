@@ -50,7 +50,7 @@ func (b *Box) extract(ctx context.Context, f *os.File, rel string, st *unix.Stat
 func describeContent(rel string, r content.Result) string {
 	var sb strings.Builder
 	base, _, _ := strings.Cut(r.MIME, ";")
-	fmt.Fprintf(&sb, "%s is a %s (%s, %s)", shown(rel), r.Kind, base, humanSize(r.Size))
+	fmt.Fprintf(&sb, "%s is a %s (%s, %s)", shown(rel), r.Kind, base, content.HumanSize(r.Size))
 	if r.Failed != "" {
 		fmt.Fprintf(&sb, "; %s\n", r.Failed)
 		return sb.String()

@@ -13,8 +13,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/tend-agent/tend/internal/safetext"
 	"golang.org/x/sys/unix"
+
+	"github.com/tend-agent/tend/content"
+	"github.com/tend-agent/tend/internal/safetext"
 )
 
 // Limits from the design.
@@ -161,21 +163,9 @@ func entryLine(e walkEntry) string {
 	case "symlink":
 		return name + " -> " + safetext.Name(e.target)
 	case "file":
-		return fmt.Sprintf("%s (%s)", name, humanSize(e.meta.Size))
+		return fmt.Sprintf("%s (%s)", name, content.HumanSize(e.meta.Size))
 	}
 	return name + " (special file)"
-}
-
-func humanSize(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
-	case n < 1<<30:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 }
 
 func (b *Box) fileTree(ctx context.Context, raw json.RawMessage) (string, error) {
@@ -285,7 +275,7 @@ func (b *Box) fileMetadata(ctx context.Context, raw json.RawMessage) (string, er
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "path: %s\nkind: %s\n", shown(rel), kindName(e.meta.Kind))
 	if e.meta.Kind != "dir" {
-		fmt.Fprintf(&sb, "size: %d bytes (%s)\n", e.meta.Size, humanSize(e.meta.Size))
+		fmt.Fprintf(&sb, "size: %d bytes (%s)\n", e.meta.Size, content.HumanSize(e.meta.Size))
 	}
 	fmt.Fprintf(&sb, "modified: %s\n", time.Unix(0, e.meta.MtimeNs).Format(time.RFC3339))
 	fmt.Fprintf(&sb, "mode: %s (%04o)\n", fs.FileMode(e.meta.Mode&0o777).String(), e.meta.Mode)
