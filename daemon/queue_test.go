@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -172,4 +173,41 @@ func TestWatchedRootReplacedBySymlinkIsAnError(t *testing.T) {
 	if len(passes) != 0 {
 		t.Fatalf("a run went through the link: %+v", passes)
 	}
+}
+
+// Issue 8: a failed run is retried by itself with backoff (10 s, then
+// 20 s), keeping its changes, until the model answers again.
+func TestFailedRunIsRetriedWithBackoff(t *testing.T) {
+	e := i5Start(t)
+	dir := t.TempDir()
+	var fails atomic.Int32
+	fails.Store(2)
+	e.runner.act = func(ctx context.Context, req watchers.PassRequest) watchers.PassResult {
+		if fails.Add(-1) >= 0 {
+			return watchers.PassResult{Outcome: "failed", Reason: "model server down", Failed: true}
+		}
+		return watchers.PassResult{Outcome: "done"}
+	}
+	e.add(watchers.Definition{Name: "retry", Path: dir})
+	e.until("watching", time.Millisecond, func() bool { return e.state("retry").Phase == watchers.PhaseIdle })
+	writeFile(t, filepath.Join(dir, "a.txt"), "a")
+	e.until("a good run", 500*time.Millisecond, func() bool {
+		_, ends, _ := e.runner.snapshot()
+		return len(ends) == 3 && ends[2].Outcome == "done"
+	})
+	passes, ends, _ := e.runner.snapshot()
+	for i, p := range passes {
+		if p.Changes.Len() != 1 || p.Changes.Added[0] != "a.txt" {
+			t.Fatalf("pass %d was not given a.txt: %+v", i+1, p.Changes)
+		}
+	}
+	gap1, gap2 := ends[1].Started.Sub(ends[0].Ended), ends[2].Started.Sub(ends[1].Ended)
+	if gap1 < 10*time.Second || gap2 < 20*time.Second || gap2 > time.Minute {
+		t.Fatalf("retries came %s and %s after the failures, want about 10 s and 20 s", gap1, gap2)
+	}
+	// (The run's end is recorded a moment before the state is.)
+	e.until("nothing pending after the good run", time.Millisecond, func() bool {
+		st := e.state("retry")
+		return st.PendingCount == 0 && st.Phase == watchers.PhaseIdle
+	})
 }
