@@ -275,6 +275,7 @@ func (e *Engine) dismissFiltered(paths []string) []string {
 	}
 	drop := minus(paths, kept)
 	e.baseline = e.baseline.Graft(e.live, drop)
+	e.saveBaseline()
 	if r := e.run; r != nil {
 		r.handled = r.handled.Graft(e.live, drop)
 		r.effects = r.effects.Graft(e.live, drop)
@@ -313,9 +314,8 @@ func (e *Engine) finishRun(outcome, reason string, failed bool) {
 	// After Finish: the history's fsync need not wait behind the tree's.
 	e.saveBaseline()
 	e.notePending()
-	if !handled && r.req.trigger != "change" && r.req.trigger != "startup" && r.req.trigger != "manual" {
-		// A tail verdict or check output that did not get through waits.
-		e.queue(r.req)
+	if !handled {
+		e.queue(r.req) // a tail verdict or check output that did not get through waits
 	}
 	if max := e.guards().MaxFailures; failed && e.st.Failures >= max {
 		e.setPhase(PhaseError, fmt.Sprintf("paused after %d failed runs in a row: %s; fix it and `tend resume %s` (%d change(s) pending)", e.st.Failures, reason, e.def.Name, e.st.PendingCount))
@@ -403,7 +403,6 @@ func (e *Engine) fireChanges(ctx context.Context, p pendingRun, force bool) {
 		e.arm(timerDebounce, e.deb.Due().Sub(now))
 		return
 	}
-	e.saveBaseline()
 	e.notePending()
 	if len(ready) == 0 && !force {
 		e.setPhase(PhaseIdle, "")
@@ -422,31 +421,34 @@ func (e *Engine) fireChanges(ctx context.Context, p pendingRun, force bool) {
 // pending until they settle.
 func (e *Engine) notHot(paths []string) []string {
 	now := e.cfg.Clock.Now()
-	var hot []string
+	busy := map[string]bool{} // hot paths and every folder above them
 	for p, t := range e.lastSeen {
-		if now.Sub(t) < e.deb.Window {
-			hot = append(hot, p)
-		} else {
+		if now.Sub(t) >= e.deb.Window {
 			delete(e.lastSeen, p)
+			continue
+		}
+		for q := p; q != "" && !busy[q]; q = parentRel(q) {
+			busy[q] = true
 		}
 	}
-	if len(hot) == 0 {
+	if len(busy) == 0 {
 		return paths
 	}
 	out := paths[:0:0]
 	for _, p := range paths {
-		busy := false
-		for _, h := range hot {
-			if h == p || strings.HasPrefix(h, p+"/") {
-				busy = true
-				break
-			}
-		}
-		if !busy {
+		if !busy[p] {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// parentRel is the folder holding a relative slash path ("" at the top).
+func parentRel(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
 }
 
 // maxPendingListed bounds the pending paths written to the state file;
