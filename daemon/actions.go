@@ -276,7 +276,7 @@ func (d *Daemon) resume(ctx context.Context, ref string, req api.ResumeRequest) 
 		if err != nil {
 			return err
 		}
-		if _, err := eng.Forget(ctx); err != nil {
+		if err := eng.Forget(ctx); err != nil {
 			return err
 		}
 	}

@@ -128,20 +128,15 @@ func (e *Engine) Resume(ctx context.Context, reset bool) error {
 }
 
 // Forget dismisses every pending change: the folder as it is now becomes
-// the baseline, and queued triggers are dropped. It returns how many
-// changes were dismissed.
-func (e *Engine) Forget(ctx context.Context) (int, error) {
-	var n int
-	err := e.do(ctx, func() error {
+// the baseline, and queued triggers are dropped.
+func (e *Engine) Forget(ctx context.Context) error {
+	return e.do(ctx, func() error {
 		if e.run != nil {
 			return errBusy
 		}
 		tree, err := fingerprint.Build(ctx, e.def.Path, e.fpOptions())
 		if err != nil {
 			return fmt.Errorf("fingerprinting %s: %w", e.def.Path, err)
-		}
-		if e.baseline != nil {
-			n = len(e.cfg.Triggers.filter(allPaths(fingerprint.Diff(e.baseline, tree))))
 		}
 		e.live, e.baseline, e.rescan = tree, tree, false
 		e.dirty = map[string]struct{}{}
@@ -159,7 +154,6 @@ func (e *Engine) Forget(ctx context.Context) (int, error) {
 		e.save()
 		return nil
 	})
-	return n, err
 }
 
 // ResetFires clears the fire count and the burst history (a detached

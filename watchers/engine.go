@@ -212,12 +212,11 @@ func (e *Engine) start(ctx context.Context, fresh bool) {
 	e.rebase()
 	ch := fingerprint.Diff(e.baseline, e.live)
 	e.setPhase(PhaseIdle, "")
-	if kept := e.dismissFiltered(allPaths(ch)); len(kept) > 0 {
+	kept := e.dismissFiltered(allPaths(ch))
+	e.notePending()
+	if len(kept) > 0 {
 		e.log.Info("changes pending or made while the watcher was not running", "count", len(kept))
-		e.notePending()
 		e.dispatch("startup", restrict(ch, kept))
-	} else {
-		e.notePending()
 	}
 	e.cfg.Triggers.armNext(e)
 }
