@@ -138,19 +138,11 @@ func (b *Box) fileMove(_ context.Context, raw json.RawMessage) (string, error) {
 			e.After, merr = metaAt(t.dstfd, t.dbase, true)
 			return e, nil
 		})
-	var le *LedgerError
-	switch {
-	case err == nil && merr != nil:
-		return "", describeErr(t.dst, merr)
-	case err == nil:
-	case errors.As(err, &le):
-		return "", le
-	case errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOTEMPTY):
-		return "", existsErr("file_move", t.dst, Meta{Kind: "file"})
-	case errors.Is(err, unix.EXDEV):
+	if errors.Is(err, unix.EXDEV) {
 		return "", toolErrf("cannot move %q to %q: they are on different file systems; copy it with file_copy, then delete the original", t.src, t.dst)
-	default:
-		return "", describeErr(t.src, err)
+	}
+	if err := transferErr("file_move", t, err, merr); err != nil {
+		return "", err
 	}
 	return fmt.Sprintf("moved %s to %s", shown(t.src), shown(t.dst)), nil
 }
@@ -185,19 +177,28 @@ func (b *Box) fileCopy(_ context.Context, raw json.RawMessage) (string, error) {
 			e.After, merr = metaAt(t.dstfd, t.dbase, true)
 			return e, nil
 		})
+	if err := transferErr("file_copy", t, err, merr); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("copied %s to %s", shown(t.src), shown(t.dst)), nil
+}
+
+// transferErr turns what a move or copy step returned into the error the
+// model reads: err from the step itself, merr from reading the result.
+func transferErr(op string, t *transfer, err, merr error) error {
 	var le *LedgerError
 	switch {
 	case err == nil && merr != nil:
-		return "", describeErr(t.dst, merr)
+		return describeErr(t.dst, merr)
 	case err == nil:
+		return nil
 	case errors.As(err, &le):
-		return "", le
-	case errors.Is(err, unix.EEXIST):
-		return "", existsErr("file_copy", t.dst, Meta{Kind: "file"})
+		return le
+	case errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOTEMPTY):
+		return existsErr(op, t.dst, Meta{Kind: "file"})
 	default:
-		return "", describeErr(t.src, err)
+		return describeErr(t.src, err)
 	}
-	return fmt.Sprintf("copied %s to %s", shown(t.src), shown(t.dst)), nil
 }
 
 func (b *Box) fileDelete(_ context.Context, raw json.RawMessage) (string, error) {
